@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# sroce: soft RoCEv2 NIC. `make` builds the module and the provider,
+# `make check` runs every test, `make demo` shows it working in a VM.
+#
+# KDIR     kernel build tree (default: /lib/modules/`uname -r`/build when it
+#          exists, else Debian bookworm's own kernel headers, fetched once
+#          into $(SROCE_CACHE))
+# KERNEL   which Debian kernel to fetch when KDIR is not set: 6.1 or 6.12
+# DESTDIR  staging root for `make install`
+
+SROCE_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/sroce
+export SROCE_CACHE KERNEL DESTDIR C W
+
+top := $(CURDIR)
+
+.PHONY: all module provider install install-module install-provider \
+	unit check demo bench style clean help
+
+all: module provider
+
+# The module is built in build/<kernel release>/, a tree of links to the
+# sources, so that builds for several kernels can sit side by side.
+module:
+	@$(top)/scripts/build-module "$(KDIR)"
+
+provider:
+	@$(top)/provider/build
+
+install: install-module install-provider
+
+install-module:
+	@$(top)/scripts/build-module "$(KDIR)" install
+
+install-provider: provider
+	@$(top)/provider/build install
+
+unit:
+	@$(MAKE) -s -C selftests/unit run
+
+check:
+	@$(top)/selftests/check
+
+demo:
+	@$(top)/selftests/demo
+
+style:
+	@$(top)/scripts/style
+
+clean:
+	rm -rf build
+	@$(MAKE) -s -C selftests/unit clean
+
+help:
+	@sed -n 's/^# \{0,1\}//p' Makefile | sed -n '1,12p'

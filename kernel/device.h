@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * device.h: one sroce RDMA device, bound to one Ethernet netdev.
+ */
+#ifndef SROCE_DEVICE_H
+#define SROCE_DEVICE_H
+
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_verbs.h>
+
+struct sroce_net;
+
+#define SROCE_MAX_PD	0x10000
+
+struct sroce_dev {
+	struct ib_device ibdev;
+	struct net_device *ndev;	/* held until dealloc */
+	netdevice_tracker ndev_tracker;
+	struct sroce_net *sn;		/* this namespace's UDP sockets */
+
+	/* On sroce_devices; the list holds a reference on ibdev.dev. */
+	struct list_head list;
+	bool dead;			/* dealloc_driver has run */
+
+	enum ib_port_state port_state;	/* last state reported, under RTNL */
+	atomic_t num_pd;
+};
+
+static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct sroce_dev, ibdev);
+}
+
+int sroce_newlink(const char *ibdev_name, struct net_device *ndev);
+
+int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		       struct ib_udata *udata);
+int sroce_query_port(struct ib_device *ibdev, u32 port,
+		     struct ib_port_attr *attr);
+int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
+			     struct ib_port_immutable *immutable);
+int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
+enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev, u32 port);
+void sroce_dealloc_driver(struct ib_device *ibdev);
+
+int sroce_device_init(void);
+void sroce_device_exit(void);
+
+#endif /* SROCE_DEVICE_H */
