@@ -32,7 +32,7 @@ install: install-module install-provider
 install-module:
 	@$(top)/scripts/build-module "$(KDIR)" install
 
-install-provider: provider
+install-provider:
 	@$(top)/provider/build install
 
 unit:

@@ -256,8 +256,10 @@ static struct sroce_dev *sroce_find_locked(struct net_device *ndev)
 	return NULL;
 }
 
-static int sroce_check_netdev(const char *name, struct net_device *ndev)
+static int sroce_check_link(const char *name, struct net_device *ndev)
 {
+	struct ib_device *other;
+
 	if (strncmp(name, SROCE_NAME_PREFIX, strlen(SROCE_NAME_PREFIX))) {
 		pr_err("%s: device names must start with \"%s\" (the provider matches on it)\n",
 		       name, SROCE_NAME_PREFIX);
@@ -266,6 +268,12 @@ static int sroce_check_netdev(const char *name, struct net_device *ndev)
 	if (ndev->type != ARPHRD_ETHER) {
 		pr_err("%s: %s is not an Ethernet device\n", name, ndev->name);
 		return -EOPNOTSUPP;
+	}
+	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (other) {
+		ib_device_put(other);
+		pr_err("%s: an RDMA device of that name exists\n", name);
+		return -EEXIST;
 	}
 	return 0;
 }
@@ -324,7 +332,7 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	bool gone;
 	int err;
 
-	err = sroce_check_netdev(ibdev_name, ndev);
+	err = sroce_check_link(ibdev_name, ndev);
 	if (err)
 		return err;
 

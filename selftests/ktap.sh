@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# ktap.sh: KTAP output for the shell selftests; sourced.
+#
+#   ktap_plan N              announce N test cases
+#   ktap_check DESC CMD...   one case: passes when CMD exits 0
+#   ktap_expect DESC ERE CMD...  passes when CMD exits 0 and prints a line
+#                            matching ERE (output shown on failure)
+#   ktap_refuse DESC ERE CMD...  passes when CMD FAILS and prints ERE
+#   ktap_skip DESC REASON    one skipped case
+#   ktap_require WHAT...     skip the whole test (exit 4) unless each WHAT
+#                            holds: root, cmd:NAME, module:NAME
+#   ktap_finish              exit 0 (all passed), 1 (failure) or 4 (all
+#                            skipped); a case count below the plan fails
+#
+# A case that could not run is never reported as passing.
+
+ktap_n=0
+ktap_planned=0
+ktap_failed=0
+ktap_skipped=0
+
+ktap_plan() {
+	ktap_planned=$1
+	echo "KTAP version 1"
+	echo "1..$1"
+}
+
+ktap_require() {
+	local w why=
+	for w in "$@"; do
+		case $w in
+		root)	[ "$(id -u)" -eq 0 ] || why="needs root" ;;
+		cmd:*)	command -v "${w#cmd:}" >/dev/null || why="needs ${w#cmd:}" ;;
+		module:*)
+			modinfo "${w#module:}" >/dev/null 2>&1 ||
+				why="needs kernel module ${w#module:}" ;;
+		esac
+		if [ -n "$why" ]; then
+			echo "KTAP version 1"
+			echo "1..0 # SKIP $why"
+			exit 4
+		fi
+	done
+}
+
+ktap_diag() { sed 's/^/# /'; }
+
+ktap_ok() {
+	ktap_n=$((ktap_n + 1))
+	echo "ok $ktap_n $*"
+}
+
+ktap_fail() {
+	ktap_n=$((ktap_n + 1))
+	ktap_failed=$((ktap_failed + 1))
+	echo "not ok $ktap_n $*"
+}
+
+ktap_skip() {
+	ktap_n=$((ktap_n + 1))
+	ktap_skipped=$((ktap_skipped + 1))
+	echo "ok $ktap_n $1 # SKIP $2"
+}
+
+ktap_check() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ktap_ok "$desc"
+	else
+		printf '%s\n' "\$ $*" "$out" | ktap_diag
+		ktap_fail "$desc"
+	fi
+}
+
+ktap_expect() {
+	local desc=$1 re=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" -eq 0 ] && grep -qE -- "$re" <<<"$out"; then
+		ktap_ok "$desc"
+	else
+		printf '%s\n' "\$ $* (exit $rc; wanted /$re/)" "$out" | ktap_diag
+		ktap_fail "$desc"
+	fi
+}
+
+ktap_refuse() {
+	local desc=$1 re=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -qE -- "$re" <<<"$out"; then
+		ktap_ok "$desc"
+	else
+		printf '%s\n' "\$ $* (exit $rc; wanted failure with /$re/)" "$out" | ktap_diag
+		ktap_fail "$desc"
+	fi
+}
+
+ktap_finish() {
+	while [ "$ktap_n" -lt "$ktap_planned" ]; do
+		ktap_fail "planned case did not run"
+	done
+	echo "# totals: $((ktap_n - ktap_failed - ktap_skipped)) pass, $ktap_failed fail, $ktap_skipped skip"
+	[ "$ktap_failed" -eq 0 ] || exit 1
+	[ "$ktap_skipped" -lt "$ktap_n" ] || exit 4
+	exit 0
+}
