@@ -11,4 +11,21 @@
 #ifndef SROCE_COMPAT_H
 #define SROCE_COMPAT_H
 
+/*
+ * create_cq: from 6.11 it takes the uverbs attribute bundle (NULL for
+ * kernel CQs) where it took the udata.
+ */
+#ifdef SROCE_HAVE_CREATE_CQ_ATTRS
+#include <rdma/uverbs_ioctl.h>
+#define SROCE_CREATE_CQ_ARG	struct uverbs_attr_bundle *
+static inline struct ib_udata *
+sroce_create_cq_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+#else
+#define SROCE_CREATE_CQ_ARG	struct ib_udata *
+#define sroce_create_cq_udata(udata)	(udata)
+#endif
+
 #endif /* SROCE_COMPAT_H */

@@ -23,8 +23,13 @@
 #include <rdma/ib_mad.h>
 #include <rdma/sroce-abi.h>
 
+#include "av.h"
+#include "cq.h"
 #include "device.h"
+#include "mr.h"
 #include "net.h"
+#include "qp.h"
+#include "srq.h"
 #include "verbs.h"
 
 #define SROCE_NAME_PREFIX	"sroce"
@@ -67,11 +72,25 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	memset(attr, 0, sizeof(*attr));
 	attr->vendor_id = SROCE_VENDOR_ID;
 	attr->sys_image_guid = ibdev->node_guid;
-	attr->max_pd = SROCE_MAX_PD;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_pkeys = 1;
 	attr->page_size_cap = PAGE_SIZE;
-	/* Queue pairs, CQs and memory regions come with the data path. */
+	attr->max_mr_size = SROCE_MAX_MR_SIZE;
+	attr->max_pd = SROCE_MAX_PD;
+	attr->max_qp = SROCE_MAX_QP;
+	attr->max_qp_wr = SROCE_MAX_QP_WR;
+	attr->max_send_sge = SROCE_MAX_SGE;
+	attr->max_recv_sge = SROCE_MAX_SGE;
+	attr->max_sge_rd = SROCE_MAX_SGE;
+	attr->max_cq = SROCE_MAX_CQ;
+	attr->max_cqe = SROCE_MAX_CQE;
+	attr->max_mr = SROCE_MAX_MR;
+	attr->max_ah = SROCE_MAX_AH;
+	attr->max_srq = SROCE_MAX_SRQ;
+	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
+	attr->max_srq_sge = SROCE_MAX_SGE;
+	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
 	return 0;
 }
 
@@ -150,8 +169,14 @@ static void sroce_port_update(struct sroce_dev *sdev)
 			 IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
 }
 
-/* The registered device bound to @ndev, with a registration reference. */
-static struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
+/**
+ * sroce_dev_get_by_netdev() - the registered device bound to a netdev
+ * @ndev: the netdev
+ *
+ * Any context. Return: the device with a registration reference (drop it
+ * with ib_device_put()), or NULL.
+ */
+struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
 {
 	struct sroce_dev *sdev, *found = NULL;
 
@@ -206,6 +231,12 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 		sroce_net_put(sdev->sn);
 	sdev->sn = NULL;
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
+	/* The core destroyed every object before calling us. */
+	WARN_ON_ONCE(!xa_empty(&sdev->qp_xa) || !xa_empty(&sdev->mr_xa) ||
+		     !xa_empty(&sdev->ah_xa));
+	xa_destroy(&sdev->qp_xa);
+	xa_destroy(&sdev->mr_xa);
+	xa_destroy(&sdev->ah_xa);
 
 	mutex_lock(&sroce_dev_lock);
 	WRITE_ONCE(sdev->dead, true);
@@ -306,8 +337,10 @@ static void sroce_dev_init(struct sroce_dev *sdev, struct net_device *ndev)
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	INIT_LIST_HEAD(&sdev->list);
-	atomic_set(&sdev->num_pd, 0);
 	sdev->port_state = IB_PORT_NOP;
+	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC);
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;

@@ -7,7 +7,10 @@
 
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+
+#include "counters.h"
 
 struct sroce_net;
 
@@ -24,7 +27,22 @@ struct sroce_dev {
 	bool dead;			/* dealloc_driver has run */
 
 	enum ib_port_state port_state;	/* last state reported, under RTNL */
+
+	/* Objects found by number; counts bounded by the device limits. */
+	struct xarray qp_xa;		/* by QPN */
+	u32 qp_next;
+	struct xarray mr_xa;		/* by key >> 8 */
+	u32 mr_next;
+	atomic_t mr_gen;		/* low byte of the next key */
+	struct xarray ah_xa;		/* by AH number */
+	u32 ah_next;
 	atomic_t num_pd;
+	atomic_t num_cq;
+	atomic_t num_qp;
+	atomic_t num_srq;
+	atomic_t num_mr;
+
+	struct sroce_counters counters;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -33,6 +51,7 @@ static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 }
 
 int sroce_newlink(const char *ibdev_name, struct net_device *ndev);
+struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
 
 int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		       struct ib_udata *udata);

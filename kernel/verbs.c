@@ -8,7 +8,14 @@
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/sroce-abi.h>
 
+#include "av.h"
+#include "counters.h"
+#include "cq.h"
 #include "device.h"
+#include "mr.h"
+#include "qp.h"
+#include "queue.h"
+#include "srq.h"
 #include "verbs.h"
 
 static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
@@ -16,6 +23,7 @@ static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
 {
 	struct sroce_alloc_ucontext_resp resp = {
 		.abi_version = SROCE_UVERBS_ABI_VERSION,
+		.max_inline_data = SROCE_MAX_INLINE,
 	};
 
 	if (udata->outlen < sizeof(resp))
@@ -49,22 +57,49 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
+	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
+	.create_ah = sroce_create_ah,
+	.create_cq = sroce_create_cq,
+	.create_qp = sroce_create_qp,
+	.create_srq = sroce_create_srq,
+	.create_user_ah = sroce_create_ah,
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_ah = sroce_destroy_ah,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
+	.destroy_srq = sroce_destroy_srq,
+	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
+	.modify_qp = sroce_modify_qp,
+	.modify_srq = sroce_modify_srq,
+	.query_ah = sroce_query_ah,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
+	.query_qp = sroce_query_qp,
+	.query_srq = sroce_query_srq,
+	.reg_user_mr = sroce_reg_user_mr,
+	.req_notify_cq = sroce_req_notify_cq,
+	.resize_cq = sroce_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
 
 void sroce_set_device_ops(struct ib_device *ibdev)
 {
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 }

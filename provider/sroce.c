@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * rdma-core provider for the sroce soft RoCEv2 device.
+ * rdma-core provider for the sroce soft RoCEv2 device: the device, the
+ * context and its ops table, PDs, and mapping the rings.
  *
- * Control path only so far: every verb goes through the uverbs commands.
- * Verbs left out of sroce_ctx_ops fail with EOPNOTSUPP.
+ * The data path goes through rings shared with the kernel (ring.h; cq.c,
+ * qp.c, srq.c); everything else through the uverbs commands. Verbs left
+ * out of sroce_ctx_ops fail with EOPNOTSUPP.
  *
  * Built inside rdma-core 56.1 but loaded by libibverbs 44.0 and later, so
  * only private symbols that 44.0 exports may be used (provider/check-symbols
@@ -13,8 +15,46 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sroce.h"
+
+/*
+ * sroce_map_ring() - map the ring a create or resize response describes
+ * @min_stride: bytes each entry must hold for the caps granted
+ * @producer: we write prod (SQ, RQ, SRQ) rather than cons (CQ)
+ *
+ * Return: 0, an mmap errno, or EPROTO if the ring's header does not fit
+ * the response or the caps.
+ */
+int sroce_map_ring(struct ibv_context *ibctx, const struct sroce_mmap_info *mi,
+		   size_t min_stride, bool producer, struct sroce_uring *r)
+{
+	void *map;
+	int ret;
+
+	map = mmap(NULL, mi->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   ibctx->cmd_fd, mi->offset);
+	if (map == MAP_FAILED)
+		return errno;
+
+	ret = sroce_uring_init(r, map, mi->size, min_stride, producer);
+	if (ret) {
+		verbs_err(verbs_get_ctx(ibctx),
+			  "ring of %u bytes: log2_entries %u, stride %u, need stride >= %zu\n",
+			  mi->size, ((struct sroce_ring *)map)->log2_entries,
+			  ((struct sroce_ring *)map)->stride, min_stride);
+		munmap(map, mi->size);
+	}
+	return ret;
+}
+
+void sroce_unmap_ring(struct sroce_uring *r)
+{
+	if (r->hdr)
+		munmap(r->hdr, r->map_size);
+	r->hdr = NULL;
+}
 
 static int sroce_query_device_ex(struct ibv_context *ibctx,
 				 const struct ibv_query_device_ex_input *input,
@@ -90,17 +130,40 @@ static void sroce_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_pd = sroce_alloc_pd,
+	.attach_mcast = ibv_cmd_attach_mcast,
+	.create_ah = sroce_create_ah,
+	.create_cq = sroce_create_cq,
+	.create_qp = sroce_create_qp,
+	.create_srq = sroce_create_srq,
 	.dealloc_pd = sroce_dealloc_pd,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_ah = sroce_destroy_ah,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
+	.destroy_srq = sroce_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = sroce_free_context,
+	.modify_qp = sroce_modify_qp,
+	.modify_srq = sroce_modify_srq,
+	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
+	.post_srq_recv = sroce_post_srq_recv,
 	.query_device_ex = sroce_query_device_ex,
 	.query_port = sroce_query_port,
+	.query_qp = sroce_query_qp,
+	.query_srq = sroce_query_srq,
+	.reg_mr = sroce_reg_mr,
+	.req_notify_cq = ibv_cmd_req_notify_cq,
+	.rereg_mr = sroce_rereg_mr,
+	.resize_cq = sroce_resize_cq,
 };
 
 static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 						 int cmd_fd,
 						 void *private_data)
 {
-	struct sroce_get_context_resp resp = {};
+	struct sroce_resp_get_context resp = {};
 	struct ibv_get_context cmd = {};
 	struct sroce_context *ctx;
 	int ret;
@@ -123,6 +186,7 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 		ret = EPROTO;
 		goto err_uninit;
 	}
+	ctx->max_inline_data = resp.drv.max_inline_data;
 
 	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
 	return &ctx->vctx;

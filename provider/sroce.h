@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The rdma-core provider's objects. Each wraps the libibverbs object it
- * extends; the kernel interface lives in <rdma/sroce-abi.h>.
+ * extends; the kernel interface lives in <rdma/sroce-abi.h>, the ring code
+ * in ring.h.
  */
 #ifndef SROCE_H
 #define SROCE_H
 
+#include <pthread.h>
+
 #include <infiniband/driver.h>
 #include <infiniband/kern-abi.h>
 #include <rdma/sroce-abi.h>
+
+#include "ring.h"
 
 struct sroce_device {
 	struct verbs_device vdev;
@@ -16,27 +21,56 @@ struct sroce_device {
 
 struct sroce_context {
 	struct verbs_context vctx;
+	uint32_t max_inline_data;	/* the device's limit per send WQE */
 };
 
 struct sroce_pd {
 	struct ibv_pd ibpd;
 };
 
-/*
- * IB_USER_VERBS_CMD_GET_CONTEXT response: the uverbs core part, then ours
- * (the kernel writes ours into the driver's udata).
- */
-struct sroce_get_context_resp {
-	struct ib_uverbs_get_context_resp ibv_resp;
-	struct sroce_alloc_ucontext_resp drv;
+struct sroce_cq {
+	struct verbs_cq vcq;
+	pthread_spinlock_t lock;	/* pollers, resize */
+	struct sroce_uring ring;	/* we consume */
 };
 
-static_assert(sizeof(struct ib_uverbs_get_context_resp) % 8 == 0,
-	      "driver response must start 8-byte aligned");
-static_assert(sizeof(struct sroce_get_context_resp) ==
-		      sizeof(struct ib_uverbs_get_context_resp) +
-			      sizeof(struct sroce_alloc_ucontext_resp),
-	      "no padding between core and driver response");
+struct sroce_qp {
+	struct verbs_qp vqp;
+	struct sroce_sq_caps caps;
+	pthread_spinlock_t sq_lock;
+	struct sroce_uring sq;
+	pthread_spinlock_t rq_lock;
+	struct sroce_uring rq;		/* not mapped when the QP has an SRQ */
+	uint32_t max_recv_sge;
+};
+
+struct sroce_srq {
+	struct verbs_srq vsrq;
+	pthread_spinlock_t lock;
+	struct sroce_uring ring;
+	uint32_t max_sge;
+};
+
+/*
+ * Command responses: the uverbs core part, then ours (the kernel writes
+ * ours into the driver's udata, which starts right after the core part).
+ */
+#define SROCE_RESP(_name, _core, _drv)                                         \
+	struct sroce_resp_##_name {                                            \
+		struct _core ibv_resp;                                         \
+		struct _drv drv;                                               \
+	};                                                                     \
+	static_assert(offsetof(struct sroce_resp_##_name, drv) ==              \
+			      sizeof(struct _core),                            \
+		      "no padding between core and driver response")
+
+SROCE_RESP(get_context, ib_uverbs_get_context_resp,
+	   sroce_alloc_ucontext_resp);
+SROCE_RESP(create_cq, ib_uverbs_create_cq_resp, sroce_create_cq_resp);
+SROCE_RESP(resize_cq, ib_uverbs_resize_cq_resp, sroce_resize_cq_resp);
+SROCE_RESP(create_qp, ib_uverbs_create_qp_resp, sroce_create_qp_resp);
+SROCE_RESP(create_srq, ib_uverbs_create_srq_resp, sroce_create_srq_resp);
+SROCE_RESP(create_ah, ib_uverbs_create_ah_resp, sroce_create_ah_resp);
 
 static inline struct sroce_device *to_sdev(struct ibv_device *ibdev)
 {
@@ -52,5 +86,65 @@ static inline struct sroce_pd *to_spd(struct ibv_pd *ibpd)
 {
 	return container_of(ibpd, struct sroce_pd, ibpd);
 }
+
+static inline struct sroce_cq *to_scq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, vcq.cq);
+}
+
+static inline struct sroce_qp *to_sqp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, vqp.qp);
+}
+
+static inline struct sroce_srq *to_ssrq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sroce_srq, vsrq.srq);
+}
+
+/* sroce.c: rings */
+int sroce_map_ring(struct ibv_context *ibctx, const struct sroce_mmap_info *mi,
+		   size_t min_stride, bool producer, struct sroce_uring *r);
+void sroce_unmap_ring(struct sroce_uring *r);
+
+/* cq.c */
+struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector);
+int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+int sroce_resize_cq(struct ibv_cq *ibcq, int cqe);
+int sroce_destroy_cq(struct ibv_cq *ibcq);
+
+/* qp.c */
+struct ibv_qp *sroce_create_qp(struct ibv_pd *ibpd,
+			       struct ibv_qp_init_attr *attr);
+int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr);
+int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask);
+int sroce_destroy_qp(struct ibv_qp *ibqp);
+int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr);
+int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr);
+
+/* srq.c */
+struct ibv_srq *sroce_create_srq(struct ibv_pd *ibpd,
+				 struct ibv_srq_init_attr *attr);
+int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		     int attr_mask);
+int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int sroce_destroy_srq(struct ibv_srq *ibsrq);
+int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr);
+
+/* verbs.c: memory regions, address handles */
+struct ibv_mr *sroce_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
+			    uint64_t hca_va, int access);
+int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *ibpd,
+		   void *addr, size_t length, int access);
+int sroce_dereg_mr(struct verbs_mr *vmr);
+struct ibv_ah *sroce_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
+int sroce_destroy_ah(struct ibv_ah *ibah);
 
 #endif /* SROCE_H */

@@ -4,51 +4,29 @@
 python3-pyverbs from Debian): open a context, query the device, port and
 GIDs, allocate and free protection domains."""
 import ipaddress
-import os
 import re
-import subprocess
 import sys
 
-try:
-    import pyverbs.enums as e
-    from pyverbs.device import Context, get_device_list
-    from pyverbs.pd import PD
-except ImportError:
-    e = None
+from ktap import Tests, sh
+
+t = Tests()
+t.require_root()
+t.require_pyverbs()
+t.require_module('sroce')
+
+import pyverbs.enums as e  # noqa: E402
+from pyverbs.device import Context, get_device_list  # noqa: E402
+from pyverbs.pd import PD  # noqa: E402
 
 IFACE = 'eth0'
 DEV = 'sroce0'
 V6 = '2001:db8:77::1'
 
-cases = []
-
-
 def case(desc, fn):
-    cases.append((desc, fn))
-
-
-def sh(cmd):
-    return subprocess.run(cmd, shell=True, check=True, text=True,
-                          capture_output=True).stdout
-
-
-def require():
-    """kselftest: skip (exit 4) when a prerequisite is missing."""
-    why = None
-    if e is None:
-        why = 'needs python3-pyverbs'
-    elif os.geteuid() != 0:
-        why = 'needs root'
-    elif subprocess.run(['modinfo', 'sroce'], capture_output=True).returncode:
-        why = 'needs kernel module sroce'
-    if why:
-        print('KTAP version 1')
-        print(f'1..0 # SKIP {why}')
-        sys.exit(4)
+    t.case(desc)(fn)
 
 
 def main():
-    require()
     sh(f'ip -6 addr add {V6}/64 dev {IFACE} nodad')
     sh(f'rdma link add {DEV} type sroce netdev {IFACE}')
     v4 = re.search(r'inet (\S+)/', sh(f'ip -4 addr show dev {IFACE}')).group(1)
@@ -126,18 +104,7 @@ def main():
         sh(f'rdma link delete {DEV}')
     case('context closes and the device deletes cleanly', close_ctx)
 
-    print('KTAP version 1')
-    print(f'1..{len(cases)}')
-    failed = 0
-    for n, (desc, fn) in enumerate(cases, 1):
-        try:
-            fn()
-            print(f'ok {n} {desc}')
-        except Exception as ex:  # report and go on
-            failed += 1
-            print(f'# {type(ex).__name__}: {ex!r}')
-            print(f'not ok {n} {desc}')
-    return 1 if failed else 0
+    return t.run()
 
 
 if __name__ == '__main__':

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * av.c: address vectors and address handles.
+ *
+ * RoCEv2 addresses are IP addresses: the source GID (with its RDMA core
+ * attributes) and the destination GID, IPv4-mapped or IPv6. Only RoCE v2
+ * GIDs are accepted. Address handles are numbered in the device's ah_xa,
+ * so a UD send WQE in a user ring names one by number, and the kernel
+ * checks that it is in the QP's PD.
+ */
+#include <linux/etherdevice.h>
+#include <linux/xarray.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+#include <rdma/sroce-abi.h>
+
+#include "av.h"
+#include "device.h"
+
+/**
+ * sroce_av_from_attr() - resolve an ah attribute into a RoCEv2 path
+ * @av: the result
+ * @attr: from modify_qp or create_ah; must carry a GRH
+ *
+ * Return: 0, or -EINVAL when it is not a RoCE v2 address.
+ */
+int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(attr);
+	const struct ib_gid_attr *sgid = grh->sgid_attr;
+	bool dst4;
+
+	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) || !sgid ||
+	    sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+
+	memset(av, 0, sizeof(*av));
+	av->ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid.raw);
+	dst4 = ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw);
+	if (av->ipv6 == dst4)
+		return -EINVAL;	/* an IPv4 source cannot reach IPv6 */
+	memcpy(&av->saddr, sgid->gid.raw, sizeof(av->saddr));
+	memcpy(&av->daddr, grh->dgid.raw, sizeof(av->daddr));
+	av->traffic_class = grh->traffic_class;
+	av->hop_limit = grh->hop_limit;
+	av->flow_label = grh->flow_label & 0xfffff;
+	if (attr->type == RDMA_AH_ATTR_TYPE_ROCE)
+		ether_addr_copy(av->dmac, attr->roce.dmac);
+	return 0;
+}
+
+/* The destination part of an AV, for query_qp and query_ah. */
+void sroce_av_to_attr(const struct sroce_av *av, struct rdma_ah_attr *attr)
+{
+	attr->type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(attr, 1);
+	rdma_ah_set_ah_flags(attr, IB_AH_GRH);
+	memcpy(attr->grh.dgid.raw, &av->daddr, sizeof(av->daddr));
+	attr->grh.traffic_class = av->traffic_class;
+	attr->grh.hop_limit = av->hop_limit;
+	attr->grh.flow_label = av->flow_label;
+	ether_addr_copy(attr->roce.dmac, av->dmac);
+}
+
+int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibah->device);
+	struct sroce_ah *ah = to_sah(ibah);
+	struct sroce_create_ah_resp resp = {};
+	gfp_t gfp = init->flags & RDMA_CREATE_AH_SLEEPABLE ?
+		    GFP_KERNEL : GFP_ATOMIC;
+	int err;
+
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
+	err = sroce_av_from_attr(&ah->av, init->ah_attr);
+	if (err)
+		return err;
+	err = xa_alloc_cyclic(&sdev->ah_xa, &ah->num, ah,
+			      XA_LIMIT(1, SROCE_MAX_AH), &sdev->ah_next, gfp);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+
+	if (udata) {
+		resp.ah = ah->num;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err) {
+			xa_erase(&sdev->ah_xa, ah->num);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	struct sroce_ah *ah = to_sah(ibah);
+
+	xa_erase(&to_sdev(ibah->device)->ah_xa, ah->num);
+	return 0;
+}
+
+int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	sroce_av_to_attr(&to_sah(ibah)->av, attr);
+	return 0;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * av.h: address vectors (where RoCEv2 packets go) and address handles.
+ */
+#ifndef SROCE_AV_H
+#define SROCE_AV_H
+
+#include <linux/in6.h>
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+
+/* A resolved RoCEv2 path: IP addresses and header fields. */
+struct sroce_av {
+	bool ipv6;
+	struct in6_addr saddr;		/* IPv4 as v4-mapped */
+	struct in6_addr daddr;
+	u8 traffic_class;		/* DSCP and ECN bits as given */
+	u8 hop_limit;
+	u32 flow_label;
+	u8 dmac[ETH_ALEN];
+};
+
+struct sroce_ah {
+	struct ib_ah ibah;
+	struct sroce_av av;
+	u32 num;			/* index in the device's ah_xa */
+};
+
+static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct sroce_ah, ibah);
+}
+
+#define SROCE_MAX_AH	0x10000
+
+int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr);
+void sroce_av_to_attr(const struct sroce_av *av, struct rdma_ah_attr *attr);
+
+int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
+int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+
+#endif /* SROCE_AV_H */

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * cq.h: completion queues.
+ */
+#ifndef SROCE_CQ_H
+#define SROCE_CQ_H
+
+#include <linux/spinlock.h>
+#include <rdma/ib_verbs.h>
+
+#include "queue.h"
+
+#define SROCE_MAX_CQE	((1 << 16) - 1)
+#define SROCE_MAX_CQ	0x10000
+
+struct sroce_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock;		/* the producer side and notify */
+	struct sroce_queue q;
+	u8 notify;			/* armed: IB_CQ_SOLICITED/NEXT_COMP */
+	bool overflow;			/* IB_EVENT_CQ_ERR reported */
+};
+
+static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, ibcq);
+}
+
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    SROCE_CREATE_CQ_ARG arg);
+int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
+		  bool solicited);
+
+#endif /* SROCE_CQ_H */

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mr.c: memory regions.
+ *
+ * Keys: lkey == rkey == index << 8 | generation, where index is the MR's
+ * slot in the device's xarray and the generation byte changes with every
+ * registration, so a key that outlives its MR finds nothing or a slot with
+ * another key. Engines find MRs with sroce_mr_get() (RCU lookup, kref);
+ * deregistration removes the key first, then waits for those references
+ * to go, so once ibv_dereg_mr() returns no packet can touch the memory.
+ */
+#include <linux/highmem.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "device.h"
+#include "mr.h"
+
+#define SROCE_MR_INDEX_MAX	((1u << 24) - 1)
+
+static u32 sroce_mr_key(u32 index, u8 gen)
+{
+	return index << 8 | gen;
+}
+
+static int sroce_mr_pin(struct sroce_mr *mr, struct ib_device *ibdev,
+			u64 start, u64 length, int access)
+{
+	struct sg_page_iter it;
+	unsigned long i = 0;
+
+	mr->umem = ib_umem_get(ibdev, start, length, access);
+	if (IS_ERR(mr->umem))
+		return PTR_ERR(mr->umem);
+	mr->npages = ib_umem_num_pages(mr->umem);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		ib_umem_release(mr->umem);
+		return -ENOMEM;
+	}
+	for_each_sgtable_page(&mr->umem->sgt_append.sgt, &it, 0) {
+		if (WARN_ON_ONCE(i >= mr->npages))
+			break;
+		mr->pages[i++] = sg_page_iter_page(&it);
+	}
+	mr->offset = ib_umem_offset(mr->umem);
+	return 0;
+}
+
+static void sroce_mr_unpin(struct sroce_mr *mr)
+{
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+}
+
+static int sroce_mr_add_key(struct sroce_dev *sdev, struct sroce_mr *mr)
+{
+	u32 index;
+	u8 gen;
+	int err;
+
+	if (atomic_inc_return(&sdev->num_mr) > SROCE_MAX_MR) {
+		atomic_dec(&sdev->num_mr);
+		return -ENOMEM;
+	}
+	err = xa_alloc_cyclic(&sdev->mr_xa, &index, mr,
+			      XA_LIMIT(1, SROCE_MR_INDEX_MAX),
+			      &sdev->mr_next, GFP_KERNEL);
+	if (err < 0) {
+		atomic_dec(&sdev->num_mr);
+		return err;
+	}
+	gen = (u8)atomic_inc_return(&sdev->mr_gen);
+	mr->ibmr.lkey = sroce_mr_key(index, gen);
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	return 0;
+}
+
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct sroce_mr *mr;
+	int err;
+
+	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+		       IB_ACCESS_RELAXED_ORDERING))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!length || length > SROCE_MAX_MR_SIZE || iova + length < iova)
+		return ERR_PTR(-EINVAL);
+	/* Remote write and atomic need local write (IBTA o10-37). */
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return ERR_PTR(-EINVAL);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&mr->ref);
+	init_completion(&mr->free);
+	mr->access = access;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+
+	err = sroce_mr_pin(mr, ibpd->device, start, length, access);
+	if (err)
+		goto err_free;
+	err = sroce_mr_add_key(sdev, mr);
+	if (err)
+		goto err_unpin;
+	return &mr->ibmr;
+
+err_unpin:
+	sroce_mr_unpin(mr);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static void sroce_mr_release(struct kref *ref)
+{
+	complete(&container_of(ref, struct sroce_mr, ref)->free);
+}
+
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibmr->device);
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	xa_erase(&sdev->mr_xa, ibmr->lkey >> 8);
+	kref_put(&mr->ref, sroce_mr_release);
+	wait_for_completion(&mr->free);
+	atomic_dec(&sdev->num_mr);
+	sroce_mr_unpin(mr);
+	kfree_rcu(mr, rcu);
+	return 0;
+}
+
+/**
+ * sroce_mr_get() - find a memory region by key
+ * @sdev: the device
+ * @key: an lkey or rkey
+ *
+ * Any context. Return: the MR with a reference, or NULL.
+ */
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
+{
+	struct sroce_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_xa, key >> 8);
+	if (mr && (mr->ibmr.lkey != key || !kref_get_unless_zero(&mr->ref)))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+void sroce_mr_put(struct sroce_mr *mr)
+{
+	kref_put(&mr->ref, sroce_mr_release);
+}
+
+/**
+ * sroce_mr_check() - may @len bytes at @iova be accessed this way?
+ * @mr: the region
+ * @pd: the protection domain of the QP asking
+ * @iova: first byte
+ * @len: length; 0 is allowed anywhere in the region
+ * @access: IB_ACCESS_* needed (0 for a local read)
+ *
+ * Return: 0, -EACCES (wrong PD or rights) or -EFAULT (out of bounds).
+ */
+int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
+		   u64 len, int access)
+{
+	u64 start = mr->ibmr.iova, end = start + mr->ibmr.length;
+
+	if (mr->ibmr.pd != pd || (mr->access & access) != access)
+		return -EACCES;
+	if (iova < start || iova > end || len > end - iova)
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * sroce_mr_copy() - copy between a checked range of an MR and a buffer
+ * @mr: the region
+ * @iova: first byte, checked by sroce_mr_check()
+ * @buf: kernel buffer
+ * @len: bytes
+ * @dir: SROCE_TO_MR or SROCE_FROM_MR
+ *
+ * Any context: pages are pinned and mapped one at a time.
+ */
+void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		   enum sroce_copy_dir dir)
+{
+	u64 off = iova - mr->ibmr.iova + mr->offset;
+	u8 *p = buf;
+
+	while (len) {
+		unsigned int in_page = offset_in_page(off);
+		unsigned int n = min_t(u32, len, PAGE_SIZE - in_page);
+		u8 *va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
+
+		if (dir == SROCE_TO_MR)
+			memcpy(va + in_page, p, n);
+		else
+			memcpy(p, va + in_page, n);
+		kunmap_local(va);
+		p += n;
+		off += n;
+		len -= n;
+	}
+}

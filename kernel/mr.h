@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * mr.h: memory regions: registration, the key space, access checks, and
+ * copies in and out for the engines.
+ */
+#ifndef SROCE_MR_H
+#define SROCE_MR_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+struct sroce_dev;
+
+#define SROCE_MAX_MR		0x10000
+#define SROCE_MAX_MR_SIZE	BIT_ULL(40)
+
+struct sroce_mr {
+	struct ib_mr ibmr;
+	struct kref ref;		/* lookup references */
+	struct completion free;		/* the last one is gone */
+	struct ib_umem *umem;		/* NULL: DMA MR over kernel memory */
+	struct page **pages;		/* the umem's pages, in order */
+	unsigned long npages;
+	unsigned int offset;		/* of iova in pages[0] */
+	int access;			/* IB_ACCESS_* */
+	struct rcu_head rcu;
+};
+
+static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct sroce_mr, ibmr);
+}
+
+enum sroce_copy_dir {
+	SROCE_TO_MR,
+	SROCE_FROM_MR,
+};
+
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
+void sroce_mr_put(struct sroce_mr *mr);
+int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
+		   u64 len, int access);
+void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		   enum sroce_copy_dir dir);
+
+#endif /* SROCE_MR_H */

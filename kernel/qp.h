@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * qp.h: queue pairs: creation, the state machine, attributes.
+ */
+#ifndef SROCE_QP_H
+#define SROCE_QP_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/spinlock.h>
+#include <rdma/ib_verbs.h>
+
+#include "av.h"
+#include "queue.h"
+
+#define SROCE_MAX_QP		0x10000
+#define SROCE_MAX_QP_WR		0x4000
+#define SROCE_MAX_SGE		32
+#define SROCE_MAX_INLINE	512
+#define SROCE_MAX_RD_ATOMIC	16
+#define SROCE_MIN_QPN		16	/* below: reserved (QP0, QP1) */
+
+struct sroce_qp {
+	struct ib_qp ibqp;
+	struct kref ref;		/* lookup references */
+	struct completion free;
+	spinlock_t lock;		/* state and attributes */
+
+	enum ib_qp_state state;
+	bool user;
+	bool sq_sig_all;
+	struct sroce_queue sq;
+	struct sroce_queue rq;		/* unused with an SRQ */
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline;
+
+	/* Attributes from modify_qp. */
+	u32 qkey;
+	u32 dest_qpn;
+	u32 sq_psn;
+	u32 rq_psn;
+	int access;			/* IB_ACCESS_REMOTE_* */
+	enum ib_mtu path_mtu;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	bool sq_draining;
+	struct sroce_av av;
+};
+
+static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+
+#endif /* SROCE_QP_H */

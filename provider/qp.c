@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Queue pairs (RC, UC, UD): a send ring and, unless the QP uses an SRQ, a
+ * receive ring, both produced by us. post_send fills the send ring and
+ * then rings the doorbell once for the whole chain; post_recv needs no
+ * doorbell.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "sroce.h"
+
+struct ibv_qp *sroce_create_qp(struct ibv_pd *ibpd,
+			       struct ibv_qp_init_attr *attr)
+{
+	struct sroce_context *ctx = to_sctx(ibpd->context);
+	struct sroce_resp_create_qp resp = {};
+	struct ibv_create_qp cmd = {};
+	struct sroce_qp *qp;
+	int ret;
+
+	switch (attr->qp_type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+		break;
+	default:
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->cap.max_inline_data > ctx->max_inline_data) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+
+	/* On success attr->cap holds what the kernel granted. */
+	ret = ibv_cmd_create_qp(ibpd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	qp->caps.qp_type = attr->qp_type;
+	qp->caps.max_sge = attr->cap.max_send_sge;
+	qp->caps.max_inline = attr->cap.max_inline_data;
+	qp->caps.sig_all = attr->sq_sig_all;
+	qp->max_recv_sge = attr->cap.max_recv_sge;
+
+	ret = sroce_map_ring(ibpd->context, &resp.drv.sq,
+			     sroce_send_wqe_size(qp->caps.max_sge,
+						 qp->caps.max_inline),
+			     true, &qp->sq);
+	if (ret)
+		goto err_destroy;
+
+	/* The kernel gives an RQ exactly when there is no SRQ. */
+	if (!!resp.drv.rq.size == !!attr->srq) {
+		ret = EPROTO;
+		goto err_unmap_sq;
+	}
+	if (!attr->srq) {
+		ret = sroce_map_ring(ibpd->context, &resp.drv.rq,
+				     sroce_recv_wqe_size(qp->max_recv_sge),
+				     true, &qp->rq);
+		if (ret)
+			goto err_unmap_sq;
+	}
+
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	return &qp->vqp.qp;
+
+err_unmap_sq:
+	sroce_unmap_ring(&qp->sq);
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+/* libibverbs records the new state in ibqp->state when this succeeds. */
+int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask)
+{
+	struct ibv_modify_qp cmd = {};
+
+	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int sroce_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+
+	sroce_unmap_ring(&qp->rq);
+	sroce_unmap_ring(&qp->sq);
+	pthread_spin_destroy(&qp->rq_lock);
+	pthread_spin_destroy(&qp->sq_lock);
+	free(qp);
+	return 0;
+}
+
+/*
+ * The doorbell: a legacy POST_SEND with no WRs. The kernel takes the
+ * send WQEs from the ring (up to the prod we published) in this call.
+ */
+static int sroce_ring_doorbell(struct ibv_qp *ibqp)
+{
+	struct ib_uverbs_post_send_resp resp;
+	struct ibv_post_send cmd = {};
+	ssize_t n;
+
+	cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	cmd.hdr.in_words = sizeof(cmd) / 4;
+	cmd.hdr.out_words = sizeof(resp) / 4;
+	cmd.response = (uintptr_t)&resp;
+	cmd.qp_handle = ibqp->handle;
+	cmd.wr_count = 0;
+	cmd.sge_count = 0;
+	cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+
+	n = write(ibqp->context->cmd_fd, &cmd, sizeof(cmd));
+	if (n == sizeof(cmd))
+		return 0;
+	return n < 0 ? errno : EIO;
+}
+
+/*
+ * Posting before RTS is an immediate error: nothing is queued. Otherwise the
+ * WRs are written up to the first one that fails, those are published,
+ * and one doorbell covers them; it is rung after dropping the lock, since
+ * it may run the requester for a while. If only the doorbell fails, every
+ * WR is in the ring (*bad_wr stays NULL) and the next doorbell sends them.
+ */
+int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	uint32_t posted;
+	int ret, db;
+
+	*bad_wr = NULL;
+	if (!wr)
+		return 0;
+	if (ibqp->state < IBV_QPS_RTS) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
+	pthread_spin_lock(&qp->sq_lock);
+	ret = sroce_sq_post(&qp->sq, &qp->caps, wr, bad_wr, &posted);
+	pthread_spin_unlock(&qp->sq_lock);
+
+	if (posted) {
+		db = sroce_ring_doorbell(ibqp);
+		if (!ret)
+			ret = db;
+	}
+	return ret;
+}
+
+/* Receives may be posted from INIT on (IBA C10-97.2.1), not in RESET. */
+int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	int ret;
+
+	*bad_wr = NULL;
+	if (!wr)
+		return 0;
+	if (ibqp->state == IBV_QPS_RESET || !qp->rq.hdr) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
+	pthread_spin_lock(&qp->rq_lock);
+	ret = sroce_rq_post(&qp->rq, qp->max_recv_sge, wr, bad_wr);
+	pthread_spin_unlock(&qp->rq_lock);
+	return ret;
+}

@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * ring.h: the provider's side of the rings it shares with the kernel
+ * (layout and rules in <rdma/sroce-abi.h>): geometry checks, the
+ * free-running indices, send/receive WQE encoding and CQE decoding.
+ *
+ * Only plain memory and libibverbs' public types: no driver.h, no system
+ * calls, so test-rings.c runs all of it against malloc'ed rings.
+ *
+ * Each ring has one writer of each index on our side at a time: callers
+ * hold the queue's spinlock. What crosses to the kernel is ordered by a
+ * release store of the index we own after the entries are written (or
+ * read), and an acquire load of the kernel's index before we touch the
+ * entries it covers.
+ */
+#ifndef SROCE_RING_H
+#define SROCE_RING_H
+
+#include <assert.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/sroce-abi.h>
+
+static_assert(sizeof(struct sroce_ring) == SROCE_RING_HDR_SIZE,
+	      "ring header size");
+static_assert(sizeof(struct sroce_sge) == sizeof(struct ibv_sge),
+	      "SGE size");
+
+/* Largest ring we accept: keeps entries * stride well inside 64 bits. */
+#define SROCE_RING_MAX_LOG2	24
+
+/* One ring as mapped by the provider. */
+struct sroce_uring {
+	struct sroce_ring *hdr;		/* the mapping; NULL when none */
+	size_t map_size;
+	uint8_t *slots;
+	uint32_t mask;			/* entries - 1 */
+	uint32_t stride;
+	uint32_t index;			/* our copy of the index we write */
+};
+
+/*
+ * sroce_uring_init() - check a ring's geometry and start using it
+ * @map, @map_size: the mapping
+ * @min_stride: bytes an entry must hold, given the caps the kernel granted
+ * @producer: we write prod (SQ, RQ, SRQ) rather than cons (CQ)
+ *
+ * Return: 0, or EPROTO if the header describes a ring the mapping cannot
+ * hold or whose entries are too small or misaligned.
+ */
+static inline int sroce_uring_init(struct sroce_uring *r, void *map,
+				   size_t map_size, size_t min_stride,
+				   bool producer)
+{
+	struct sroce_ring *hdr = map;
+	uint32_t log2, stride;
+
+	if (map_size < SROCE_RING_HDR_SIZE)
+		return EPROTO;
+	log2 = hdr->log2_entries;
+	stride = hdr->stride;
+	if (log2 > SROCE_RING_MAX_LOG2 || stride < min_stride ||
+	    stride % 8 ||
+	    ((uint64_t)stride << log2) > map_size - SROCE_RING_HDR_SIZE)
+		return EPROTO;
+
+	r->hdr = hdr;
+	r->map_size = map_size;
+	r->slots = (uint8_t *)map + SROCE_RING_HDR_SIZE;
+	r->mask = (1u << log2) - 1;
+	r->stride = stride;
+	r->index = __atomic_load_n(producer ? &hdr->prod : &hdr->cons,
+				   __ATOMIC_RELAXED);
+	return 0;
+}
+
+static inline void *sroce_uring_slot(const struct sroce_uring *r,
+				     uint32_t idx)
+{
+	return r->slots + (size_t)(idx & r->mask) * r->stride;
+}
+
+/* Producer: free slots, counting what we wrote but have not published. */
+static inline uint32_t sroce_uring_room(const struct sroce_uring *r)
+{
+	uint32_t entries = r->mask + 1;
+	uint32_t used = r->index -
+			__atomic_load_n(&r->hdr->cons, __ATOMIC_ACQUIRE);
+
+	/* A consumer index ahead of ours is a broken kernel: stay full. */
+	return used > entries ? 0 : entries - used;
+}
+
+/* Producer: hand every entry written so far to the kernel. */
+static inline void sroce_uring_publish(struct sroce_uring *r)
+{
+	__atomic_store_n(&r->hdr->prod, r->index, __ATOMIC_RELEASE);
+}
+
+/* Consumer: entries ready, or -1 if the producer index is impossible. */
+static inline int64_t sroce_uring_ready(const struct sroce_uring *r)
+{
+	uint32_t n = __atomic_load_n(&r->hdr->prod, __ATOMIC_ACQUIRE) -
+		     r->index;
+
+	return n > r->mask + 1 ? -1 : (int64_t)n;
+}
+
+/* Consumer: give @n entries, already copied out, back to the kernel. */
+static inline void sroce_uring_consume(struct sroce_uring *r, uint32_t n)
+{
+	r->index += n;
+	__atomic_store_n(&r->hdr->cons, r->index, __ATOMIC_RELEASE);
+}
+
+/* Bytes a send or receive entry needs for the caps a queue was given. */
+static inline size_t sroce_send_wqe_size(uint32_t max_sge,
+					 uint32_t max_inline)
+{
+	size_t sges = (size_t)max_sge * sizeof(struct sroce_sge);
+
+	return sizeof(struct sroce_send_wqe) +
+	       (sges > max_inline ? sges : max_inline);
+}
+
+static inline size_t sroce_recv_wqe_size(uint32_t max_sge)
+{
+	return sizeof(struct sroce_recv_wqe) +
+	       (size_t)max_sge * sizeof(struct sroce_sge);
+}
+
+/* An address handle: the kernel's number for it goes in UD send WQEs. */
+struct sroce_ah {
+	struct ibv_ah ibah;
+	uint32_t num;
+};
+
+static inline struct sroce_ah *to_sah(struct ibv_ah *ibah)
+{
+	return (struct sroce_ah *)((uint8_t *)ibah -
+				   offsetof(struct sroce_ah, ibah));
+}
+
+/* What a send queue accepts: fixed when the QP is created. */
+struct sroce_sq_caps {
+	enum ibv_qp_type qp_type;	/* RC, UC or UD */
+	uint32_t max_sge;
+	uint32_t max_inline;
+	bool sig_all;			/* every WQE completes signaled */
+};
+
+/* The WQE opcode for @op on a QP of @type, or -1 if it has none. */
+static inline int sroce_wqe_opcode(enum ibv_qp_type type,
+				   enum ibv_wr_opcode op)
+{
+	bool rc = type == IBV_QPT_RC, uc = type == IBV_QPT_UC;
+
+	switch (op) {
+	case IBV_WR_SEND:
+		return IB_UVERBS_WR_SEND;
+	case IBV_WR_SEND_WITH_IMM:
+		return IB_UVERBS_WR_SEND_WITH_IMM;
+	case IBV_WR_RDMA_WRITE:
+		return rc || uc ? IB_UVERBS_WR_RDMA_WRITE : -1;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return rc || uc ? IB_UVERBS_WR_RDMA_WRITE_WITH_IMM : -1;
+	case IBV_WR_SEND_WITH_INV:
+		return rc ? IB_UVERBS_WR_SEND_WITH_INV : -1;
+	case IBV_WR_RDMA_READ:
+		return rc ? IB_UVERBS_WR_RDMA_READ : -1;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return rc ? IB_UVERBS_WR_ATOMIC_CMP_AND_SWP : -1;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return rc ? IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD : -1;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * sroce_check_send_wr() - can this send queue take @wr?
+ * @inline_len: set to the bytes of inline data the WQE will carry
+ *
+ * Return: 0 or EINVAL (opcode not valid for the QP type, too many SGEs,
+ * inline data too long or on an opcode that carries no data out, UD
+ * without an AH, misaligned atomic).
+ */
+static inline int sroce_check_send_wr(const struct sroce_sq_caps *caps,
+				      const struct ibv_send_wr *wr,
+				      uint32_t *inline_len)
+{
+	int op = sroce_wqe_opcode(caps->qp_type, wr->opcode);
+	uint64_t len = 0;
+	int i;
+
+	*inline_len = 0;
+	if (op < 0 || wr->num_sge < 0 || (uint32_t)wr->num_sge > caps->max_sge)
+		return EINVAL;
+	if (caps->qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+	if ((op == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
+	     op == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD) &&
+	    (wr->wr.atomic.remote_addr & 7))
+		return EINVAL;
+	if (!(wr->send_flags & IBV_SEND_INLINE))
+		return 0;
+
+	switch (op) {
+	case IB_UVERBS_WR_SEND:
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+	case IB_UVERBS_WR_SEND_WITH_INV:
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		break;
+	default:
+		return EINVAL;
+	}
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if (len > caps->max_inline)
+		return EINVAL;
+	*inline_len = (uint32_t)len;	/* <= max_inline */
+	return 0;
+}
+
+/*
+ * sroce_write_send_wqe() - encode a checked @wr into the slot at @slot
+ *
+ * Every byte of the header is written, reserved ones as zero; then the
+ * SGEs, or the inline data gathered from the SGEs' buffers.
+ */
+static inline void sroce_write_send_wqe(void *slot,
+					const struct sroce_sq_caps *caps,
+					const struct ibv_send_wr *wr,
+					uint32_t inline_len)
+{
+	struct sroce_send_wqe wqe = {};
+	uint8_t *p = (uint8_t *)slot + sizeof(wqe);
+	int i;
+
+	wqe.wr_id = wr->wr_id;
+	wqe.opcode = sroce_wqe_opcode(caps->qp_type, wr->opcode);
+	wqe.send_flags = wr->send_flags;
+	if (caps->sig_all)
+		wqe.send_flags |= IBV_SEND_SIGNALED;
+
+	switch (wqe.opcode) {
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		wqe.ex.imm_data = wr->imm_data;
+		break;
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		wqe.ex.invalidate_rkey = wr->invalidate_rkey;
+		break;
+	}
+
+	switch (wqe.opcode) {
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+	case IB_UVERBS_WR_RDMA_READ:
+		wqe.wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		wqe.wr.rdma.rkey = wr->wr.rdma.rkey;
+		break;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		wqe.wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
+		wqe.wr.atomic.compare_add = wr->wr.atomic.compare_add;
+		wqe.wr.atomic.swap = wr->wr.atomic.swap;
+		wqe.wr.atomic.rkey = wr->wr.atomic.rkey;
+		break;
+	default:
+		if (caps->qp_type == IBV_QPT_UD) {
+			wqe.wr.ud.ah = to_sah(wr->wr.ud.ah)->num;
+			wqe.wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
+			wqe.wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+		}
+		break;
+	}
+
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		wqe.inline_len = inline_len;
+		for (i = 0; i < wr->num_sge; i++) {
+			uint32_t n = wr->sg_list[i].length;
+
+			if (n)
+				memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
+				       n);
+			p += n;
+		}
+	} else {
+		struct sroce_sge *sge = (struct sroce_sge *)p;
+
+		wqe.num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+	}
+	memcpy(slot, &wqe, sizeof(wqe));
+}
+
+/*
+ * sroce_sq_post() - write a chain of send WRs into a send queue
+ *
+ * Stops at the first WR that fails its checks (EINVAL) or finds the ring
+ * full (ENOMEM), with *bad_wr pointing at it. The WQEs before it are
+ * published with one release store of prod.
+ *
+ * Return: 0 or the errno of *bad_wr; *posted is the number published.
+ */
+static inline int sroce_sq_post(struct sroce_uring *sq,
+				const struct sroce_sq_caps *caps,
+				struct ibv_send_wr *wr,
+				struct ibv_send_wr **bad_wr,
+				uint32_t *posted)
+{
+	uint32_t start = sq->index, room = sroce_uring_room(sq), len;
+	int err = 0;
+
+	for (; wr; wr = wr->next) {
+		err = sroce_check_send_wr(caps, wr, &len);
+		if (!err && !room) {
+			room = sroce_uring_room(sq);
+			if (!room)
+				err = ENOMEM;
+		}
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+		sroce_write_send_wqe(sroce_uring_slot(sq, sq->index), caps, wr,
+				     len);
+		sq->index++;
+		room--;
+	}
+	*posted = sq->index - start;
+	if (*posted)
+		sroce_uring_publish(sq);
+	return err;
+}
+
+static inline void sroce_write_recv_wqe(void *slot,
+					const struct ibv_recv_wr *wr)
+{
+	struct sroce_recv_wqe wqe = {
+		.wr_id = wr->wr_id,
+		.num_sge = wr->num_sge,
+	};
+	struct sroce_sge *sge =
+		(struct sroce_sge *)((uint8_t *)slot + sizeof(wqe));
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	memcpy(slot, &wqe, sizeof(wqe));
+}
+
+/*
+ * sroce_rq_post() - write a chain of receive WRs into an RQ or SRQ
+ *
+ * Like sroce_sq_post(): EINVAL for more than @max_sge SGEs, ENOMEM when
+ * full, *bad_wr at the failing WR, the ones before it published.
+ */
+static inline int sroce_rq_post(struct sroce_uring *rq, uint32_t max_sge,
+				struct ibv_recv_wr *wr,
+				struct ibv_recv_wr **bad_wr)
+{
+	uint32_t start = rq->index, room = sroce_uring_room(rq);
+	int err = 0;
+
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge)
+			err = EINVAL;
+		if (!err && !room) {
+			room = sroce_uring_room(rq);
+			if (!room)
+				err = ENOMEM;
+		}
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+		sroce_write_recv_wqe(sroce_uring_slot(rq, rq->index), wr);
+		rq->index++;
+		room--;
+	}
+	if (rq->index != start)
+		sroce_uring_publish(rq);
+	return err;
+}
+
+static inline void sroce_cqe_to_wc(const struct sroce_cqe *cqe,
+				   struct ibv_wc *wc)
+{
+	wc->wr_id = cqe->wr_id;
+	wc->status = cqe->status;
+	wc->opcode = cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = cqe->byte_len;
+	/* Raw: immediate data stays big-endian as it was sent. */
+	wc->invalidated_rkey = cqe->ex;
+	wc->qp_num = cqe->qp_num;
+	wc->src_qp = cqe->src_qp;
+	wc->wc_flags = cqe->wc_flags;
+	wc->pkey_index = cqe->pkey_index;
+	wc->slid = cqe->slid;
+	wc->sl = cqe->sl;
+	wc->dlid_path_bits = cqe->dlid_path_bits;
+}
+
+/*
+ * sroce_cq_poll() - take up to @ne completions from a CQ ring
+ *
+ * Return: the number taken, or -EPROTO if the ring is unusable (not
+ * mapped after a failed resize, or an impossible producer index).
+ */
+static inline int sroce_cq_poll(struct sroce_uring *cq, int ne,
+				struct ibv_wc *wc)
+{
+	int64_t ready;
+	int i, n;
+
+	if (!cq->hdr)
+		return -EPROTO;
+	if (ne <= 0)
+		return 0;
+	ready = sroce_uring_ready(cq);
+	if (ready < 0)
+		return -EPROTO;
+	n = ready < ne ? (int)ready : ne;
+	for (i = 0; i < n; i++)
+		sroce_cqe_to_wc(sroce_uring_slot(cq, cq->index + i), &wc[i]);
+	if (n > 0)
+		sroce_uring_consume(cq, n);
+	return n;
+}
+
+#endif /* SROCE_RING_H */
