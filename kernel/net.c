@@ -26,7 +26,9 @@
 #include <net/ipv6.h>
 #include <net/udp_tunnel.h>
 
+#include "device.h"
 #include "net.h"
+#include "recv.h"
 
 #define SROCE_UDP_PORT	4791	/* IANA: RoCEv2 */
 
@@ -48,16 +50,22 @@ static DEFINE_MUTEX(sroce_net_lock);
 
 /*
  * Receive hook for both sockets, in softirq context. Returning 0 means the
- * skb is ours. The data path is not wired up yet: every datagram is
- * counted and dropped.
+ * skb is ours. A datagram that arrived on a netdev with no sroce device is
+ * counted here and dropped.
  */
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct sroce_net *sn = rcu_dereference_sk_user_data(sk);
+	struct sroce_dev *sdev = sroce_dev_get_by_netdev(skb->dev);
 
-	if (sn)
-		atomic64_inc(&sn->rx_dropped);
-	kfree_skb(skb);
+	if (!sdev) {
+		if (sn)
+			atomic64_inc(&sn->rx_dropped);
+		kfree_skb(skb);
+		return 0;
+	}
+	sroce_rcv(sdev, skb);
+	ib_device_put(&sdev->ibdev);
 	return 0;
 }
 

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * counters.c: the device's counters as RDMA hw stats (port 1).
+ */
+#include "counters.h"
+#include "device.h"
+
+static const struct rdma_stat_desc sroce_counter_desc[] = {
+	[SROCE_CNT_RX_PACKETS].name = "rx_packets",
+	[SROCE_CNT_RX_SHORT].name = "rx_drop_short",
+	[SROCE_CNT_RX_BAD_TVER].name = "rx_drop_bad_tver",
+	[SROCE_CNT_RX_BAD_OPCODE].name = "rx_drop_bad_opcode",
+	[SROCE_CNT_RX_BAD_LENGTH].name = "rx_drop_bad_length",
+	[SROCE_CNT_RX_BAD_IP].name = "rx_drop_bad_ip",
+	[SROCE_CNT_RX_ICRC_ERR].name = "rx_icrc_errors",
+};
+
+static_assert(ARRAY_SIZE(sroce_counter_desc) == SROCE_NUM_COUNTERS);
+
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port)
+{
+	return rdma_alloc_hw_stats_struct(sroce_counter_desc,
+					  SROCE_NUM_COUNTERS,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index)
+{
+	struct sroce_counters *c = &to_sdev(ibdev)->counters;
+	int i;
+
+	for (i = 0; i < SROCE_NUM_COUNTERS; i++)
+		stats->value[i] = atomic64_read(&c->val[i]);
+	return SROCE_NUM_COUNTERS;
+}

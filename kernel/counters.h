@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * counters.h: per-device counters, shown by `rdma statistic show link`.
+ */
+#ifndef SROCE_COUNTERS_H
+#define SROCE_COUNTERS_H
+
+#include <linux/atomic.h>
+#include <rdma/ib_verbs.h>
+
+enum sroce_counter {
+	SROCE_CNT_RX_PACKETS,		/* well formed, ICRC good */
+	SROCE_CNT_RX_SHORT,		/* shorter than its headers */
+	SROCE_CNT_RX_BAD_TVER,		/* transport version not 0 */
+	SROCE_CNT_RX_BAD_OPCODE,	/* opcode we do not know */
+	SROCE_CNT_RX_BAD_LENGTH,	/* payload and pad do not add up */
+	SROCE_CNT_RX_BAD_IP,		/* IPv4 options, IPv6 extensions */
+	SROCE_CNT_RX_ICRC_ERR,		/* ICRC mismatch */
+	SROCE_NUM_COUNTERS
+};
+
+struct sroce_counters {
+	atomic64_t val[SROCE_NUM_COUNTERS];
+};
+
+static inline void sroce_count(struct sroce_counters *c, enum sroce_counter i)
+{
+	atomic64_inc(&c->val[i]);
+}
+
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port);
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index);
+
+#endif /* SROCE_COUNTERS_H */

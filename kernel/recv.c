@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * recv.c: checks every received RoCEv2 packet, in the softirq that
+ * received it: the IP header sroce can compute an ICRC over, the packet's
+ * structure (core/pkt.c) and its ICRC (core/icrc.c). Each refusal is
+ * counted. Queue pairs do not consume packets yet: a packet that passes
+ * every check is counted as received and freed.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+
+#include "core/icrc.h"
+#include "core/opcode.h"
+#include "core/pkt.h"
+#include "counters.h"
+#include "device.h"
+#include "recv.h"
+
+/* CRC of @len bytes at @off (from skb->data), wherever they are. */
+static u32 sroce_skb_crc(struct sk_buff *skb, unsigned int off,
+			 unsigned int len, u32 crc)
+{
+	struct skb_seq_state st;
+	unsigned int n, done = 0;
+	const u8 *data;
+
+	skb_prepare_seq_read(skb, off, off + len, &st);
+	while ((n = skb_seq_read(done, &data, &st)) != 0) {
+		crc = sroce_icrc_update(crc, data, n);
+		done += n;
+	}
+	return crc;
+}
+
+/*
+ * The ICRC covers the IP header as the core knows it: IPv4 without
+ * options, IPv6 without extension headers, directly followed by UDP.
+ */
+static bool sroce_rcv_ip_ok(struct sk_buff *skb, bool ipv6)
+{
+	unsigned int want = ipv6 ? sizeof(struct ipv6hdr) :
+			    sizeof(struct iphdr);
+
+	if (skb_transport_header(skb) - skb_network_header(skb) != want)
+		return false;
+	return ipv6 ? ipv6_hdr(skb)->nexthdr == IPPROTO_UDP :
+		      ip_hdr(skb)->ihl == 5;
+}
+
+static enum sroce_counter sroce_pkt_counter(enum sroce_pkt_err err)
+{
+	switch (err) {
+	case SROCE_PKT_BAD_TVER:
+		return SROCE_CNT_RX_BAD_TVER;
+	case SROCE_PKT_BAD_OPCODE:
+		return SROCE_CNT_RX_BAD_OPCODE;
+	case SROCE_PKT_BAD_LENGTH:
+		return SROCE_CNT_RX_BAD_LENGTH;
+	default:
+		return SROCE_CNT_RX_SHORT;
+	}
+}
+
+/**
+ * sroce_rcv() - take one RoCEv2 datagram
+ * @sdev: the device of the netdev it arrived on
+ * @skb: skb->data at the UDP header; the UDP layer has trimmed it to the
+ *	 datagram's length. Consumed.
+ */
+void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_counters *c = &sdev->counters;
+	bool ipv6 = skb->protocol == htons(ETH_P_IPV6);
+	const unsigned int udp = sizeof(struct udphdr);
+	enum sroce_pkt_err err;
+	struct sroce_pkt pkt;
+	unsigned int len;
+	__le32 wire;
+	u32 crc;
+
+	if (skb->len < udp + SROCE_BTH_BYTES + SROCE_ICRC_BYTES ||
+	    !pskb_may_pull(skb, udp + min_t(unsigned int, skb->len - udp,
+					    SROCE_MAX_HDR_BYTES))) {
+		sroce_count(c, SROCE_CNT_RX_SHORT);
+		goto drop;
+	}
+	if (!sroce_rcv_ip_ok(skb, ipv6)) {
+		sroce_count(c, SROCE_CNT_RX_BAD_IP);
+		goto drop;
+	}
+	len = skb->len - udp;
+	err = sroce_pkt_parse(skb->data + udp, len, &pkt);
+	if (err != SROCE_PKT_OK) {
+		sroce_count(c, sroce_pkt_counter(err));
+		goto drop;
+	}
+
+	crc = sroce_icrc_begin(skb_network_header(skb), ipv6);
+	crc = sroce_skb_crc(skb, udp + SROCE_BTH_BYTES,
+			    len - SROCE_BTH_BYTES - SROCE_ICRC_BYTES, crc);
+	if (skb_copy_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire,
+			  sizeof(wire)) ||
+	    sroce_icrc_final(crc) != le32_to_cpu(wire)) {
+		sroce_count(c, SROCE_CNT_RX_ICRC_ERR);
+		goto drop;
+	}
+	sroce_count(c, SROCE_CNT_RX_PACKETS);
+	consume_skb(skb);
+	return;
+
+drop:
+	kfree_skb(skb);
+}
