@@ -28,6 +28,8 @@ static u32 sroce_skb_crc(struct sk_buff *skb, unsigned int off,
 
 	skb_prepare_seq_read(skb, off, off + len, &st);
 	while ((n = skb_seq_read(done, &data, &st)) != 0) {
+		/* A block may run past the upper bound we asked for. */
+		n = min(n, len - done);
 		crc = sroce_icrc_update(crc, data, n);
 		done += n;
 	}

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""inject.py: send hand-made RoCEv2 packets out of an interface, as raw
+Ethernet frames, to test a receiver. The ICRC is computed here with
+zlib's CRC-32, independently of sroce's implementation.
+
+usage: inject.py IFACE DST_MAC SRC_IP DST_IP KIND [COUNT]
+
+KIND: good        RC SEND ONLY, 8 bytes, correct ICRC
+      masked      good, then the fields the ICRC masks changed (TTL or hop
+                  limit, DSCP/ECN, BTH FECN/BECN): still correct
+      bad-icrc    good with one payload bit flipped after the ICRC
+      short       10 bytes of UDP payload
+      tver        transport header version 1
+      opcode      opcode 0x1f (reserved)
+      length      3 bytes of payload and no pad
+      ipopt       IPv4 with a 4-byte IP option (IPv4 only)
+      garbage     COUNT datagrams of random length and bytes
+"""
+import ipaddress
+import os
+import random
+import socket
+import struct
+import sys
+import zlib
+
+ROCE_PORT = 4791
+
+
+def csum16(data):
+    if len(data) & 1:
+        data += b'\0'
+    s = sum(struct.unpack(f'!{len(data) // 2}H', data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def bth(opcode=0x04, pad=0, tver=0, dqpn=0x100, psn=1, fecn=0, becn=0):
+    return struct.pack('!BBHBBHBBH', opcode, (pad << 4) | tver, 0xffff,
+                       (fecn << 7) | (becn << 6), dqpn >> 16,
+                       dqpn & 0xffff, 0, psn >> 16, psn & 0xffff)
+
+
+class Packet:
+    def __init__(self, src, dst, transport, sport=0xc001):
+        self.src = ipaddress.ip_address(src)
+        self.dst = ipaddress.ip_address(dst)
+        self.v6 = self.src.version == 6
+        self.transport = transport
+        self.sport = sport
+        self.tos = 0
+        self.ttl = 64
+        self.options = b''
+
+    def udp(self, payload, checksum):
+        hdr = struct.pack('!HHHH', self.sport, ROCE_PORT, 8 + len(payload), 0)
+        if not checksum:
+            return hdr + payload
+        pseudo = (self.src.packed + self.dst.packed +
+                  struct.pack('!IxxxB', 8 + len(payload), 17))
+        c = csum16(pseudo + hdr + payload) or 0xffff
+        return hdr[:6] + struct.pack('!H', c) + payload
+
+    def ip(self, udp):
+        if self.v6:
+            return struct.pack('!IHBB', 6 << 28 | self.tos << 20,
+                               len(udp), 17, self.ttl) + \
+                self.src.packed + self.dst.packed
+        ihl = 5 + len(self.options) // 4
+        hdr = struct.pack('!BBHHHBBH4s4s', 4 << 4 | ihl, self.tos,
+                          ihl * 4 + len(udp), 0x1234, 0x4000, self.ttl, 17,
+                          0, self.src.packed, self.dst.packed) + self.options
+        return hdr[:10] + struct.pack('!H', csum16(hdr)) + hdr[12:]
+
+    def icrc(self):
+        """CRC over the masked pseudo packet: IBTA Annex A17."""
+        udp = self.udp(self.transport + b'\0' * 4, False)
+        ip = bytearray(self.ip(udp))
+        if self.v6:
+            ip[0] |= 0x0f
+            ip[1:4] = b'\xff\xff\xff'
+            ip[7] = 0xff
+        else:
+            ip[1] = 0xff
+            ip[8] = 0xff
+            ip[10:12] = b'\xff\xff'
+        u = bytearray(udp[:8])
+        u[6:8] = b'\xff\xff'
+        t = bytearray(self.transport)
+        t[4] = 0xff
+        return struct.pack('<I', zlib.crc32(b'\xff' * 8 + ip + u + t))
+
+    def frame(self, dmac, smac, icrc):
+        udp = self.udp(self.transport + icrc, self.v6)
+        etype = 0x86dd if self.v6 else 0x0800
+        return dmac + smac + struct.pack('!H', etype) + self.ip(udp) + udp
+
+
+def main():
+    iface, dmac, src, dst, kind = sys.argv[1:6]
+    count = int(sys.argv[6]) if len(sys.argv) > 6 else 1
+    dmac = bytes.fromhex(dmac.replace(':', ''))
+    with open(f'/sys/class/net/{iface}/address') as f:
+        smac = bytes.fromhex(f.read().strip().replace(':', ''))
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((iface, 0))
+    rnd = random.Random(int.from_bytes(os.urandom(4), 'little'))
+    payload = bytes(range(8))
+
+    for _ in range(count):
+        p = Packet(src, dst, bth() + payload)
+        if kind == 'good':
+            icrc = p.icrc()
+        elif kind == 'masked':
+            icrc = p.icrc()
+            p.ttl, p.tos = 3, 0xb9		# DSCP 46, ECN CE
+            p.transport = bth(fecn=1, becn=1) + payload
+        elif kind == 'bad-icrc':
+            icrc = p.icrc()
+            p.transport = p.transport[:-1] + bytes([p.transport[-1] ^ 1])
+        elif kind == 'short':
+            p.transport, icrc = bth()[:6], b'\0' * 4
+        elif kind == 'tver':
+            p.transport = bth(tver=1) + payload
+            icrc = p.icrc()
+        elif kind == 'opcode':
+            p.transport = bth(opcode=0x1f) + payload
+            icrc = p.icrc()
+        elif kind == 'length':
+            p.transport = bth() + payload[:3]
+            icrc = p.icrc()
+        elif kind == 'ipopt':
+            p.options = b'\x01\x01\x01\x00'	# NOP NOP NOP EOL
+            icrc = p.icrc()
+        elif kind == 'garbage':
+            n = rnd.randrange(0, 200)
+            p.transport = bytes(rnd.randrange(256) for _ in range(n))
+            icrc = b''
+        else:
+            sys.exit(f'unknown kind {kind}')
+        s.send(p.frame(dmac, smac, icrc))
+
+
+if __name__ == '__main__':
+    main()
