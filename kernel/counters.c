@@ -13,6 +13,11 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_RX_BAD_LENGTH].name = "rx_drop_bad_length",
 	[SROCE_CNT_RX_BAD_IP].name = "rx_drop_bad_ip",
 	[SROCE_CNT_RX_ICRC_ERR].name = "rx_icrc_errors",
+	[SROCE_CNT_RX_NO_QP].name = "rx_drop_no_qp",
+	[SROCE_CNT_RX_QP_STATE].name = "rx_drop_qp_state",
+	[SROCE_CNT_RX_QKEY].name = "rx_drop_qkey",
+	[SROCE_CNT_RX_NO_WQE].name = "rx_drop_no_wqe",
+	[SROCE_CNT_RX_UNHANDLED].name = "rx_drop_unhandled",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_desc) == SROCE_NUM_COUNTERS);

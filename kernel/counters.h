@@ -16,6 +16,11 @@ enum sroce_counter {
 	SROCE_CNT_RX_BAD_LENGTH,	/* payload and pad do not add up */
 	SROCE_CNT_RX_BAD_IP,		/* IPv4 options, IPv6 extensions */
 	SROCE_CNT_RX_ICRC_ERR,		/* ICRC mismatch */
+	SROCE_CNT_RX_NO_QP,		/* no such QP, or not of that type */
+	SROCE_CNT_RX_QP_STATE,		/* QP not ready to receive */
+	SROCE_CNT_RX_QKEY,		/* UD: Q_Key violation */
+	SROCE_CNT_RX_NO_WQE,		/* UD: no receive WQE posted */
+	SROCE_CNT_RX_UNHANDLED,		/* valid, but not handled yet */
 	SROCE_NUM_COUNTERS
 };
 

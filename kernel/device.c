@@ -56,7 +56,7 @@ static enum ib_port_state sroce_netdev_state(struct net_device *ndev)
 		IB_PORT_ACTIVE : IB_PORT_DOWN;
 }
 
-static enum ib_mtu sroce_active_mtu(struct net_device *ndev)
+enum ib_mtu sroce_active_mtu(struct net_device *ndev)
 {
 	int room = READ_ONCE(ndev->mtu) - SROCE_MAX_OVERHEAD;
 

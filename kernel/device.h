@@ -52,6 +52,7 @@ static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 
 int sroce_newlink(const char *ibdev_name, struct net_device *ndev);
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
+enum ib_mtu sroce_active_mtu(struct net_device *ndev);
 
 int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		       struct ib_udata *udata);

@@ -214,3 +214,33 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		len -= n;
 	}
 }
+
+/**
+ * sroce_mr_copy_skb() - copy bytes of an skb into a checked range of an MR
+ * @mr: the region
+ * @iova: first byte, checked by sroce_mr_check()
+ * @skb: the source
+ * @off: offset in @skb, from skb->data
+ * @len: bytes
+ *
+ * Any context. Return: 0, or -EFAULT when @skb is shorter than that.
+ */
+int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
+		      const struct sk_buff *skb, unsigned int off, u32 len)
+{
+	u64 pos = iova - mr->ibmr.iova + mr->offset;
+	int err = 0;
+
+	while (len && !err) {
+		unsigned int in_page = offset_in_page(pos);
+		unsigned int n = min_t(u32, len, PAGE_SIZE - in_page);
+		u8 *va = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
+
+		err = skb_copy_bits(skb, off, va + in_page, n);
+		kunmap_local(va);
+		off += n;
+		pos += n;
+		len -= n;
+	}
+	return err ? -EFAULT : 0;
+}

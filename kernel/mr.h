@@ -8,6 +8,7 @@
 
 #include <linux/completion.h>
 #include <linux/kref.h>
+#include <linux/skbuff.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
@@ -48,5 +49,7 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
 		   u64 len, int access);
 void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		   enum sroce_copy_dir dir);
+int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
+		      const struct sk_buff *skb, unsigned int off, u32 len);
 
 #endif /* SROCE_MR_H */

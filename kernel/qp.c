@@ -121,6 +121,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	kref_init(&qp->ref);
 	init_completion(&qp->free);
 	spin_lock_init(&qp->lock);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
 	qp->state = IB_QPS_RESET;
 	qp->user = true;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -151,7 +153,7 @@ err_count:
 	return err;
 }
 
-static u32 sroce_wc_opcode(u32 wr_opcode)
+u32 sroce_wc_opcode(u32 wr_opcode)
 {
 	switch (wr_opcode) {
 	case IB_UVERBS_WR_RDMA_WRITE:
@@ -208,22 +210,72 @@ static void sroce_qp_flush_queue(struct sroce_qp *qp, struct sroce_queue *q,
 
 static void sroce_qp_flush(struct sroce_qp *qp)
 {
+	spin_lock(&qp->sq_lock);
 	sroce_qp_flush_queue(qp, &qp->sq, to_scq(qp->ibqp.send_cq), true);
+	spin_lock(&qp->rq_lock);
 	if (!qp->ibqp.srq)
 		sroce_qp_flush_queue(qp, &qp->rq, to_scq(qp->ibqp.recv_cq),
 				     false);
+	spin_unlock(&qp->rq_lock);
+	spin_unlock(&qp->sq_lock);
 }
 
 /* Forget everything posted: RESET empties the queues. qp->lock held. */
 static void sroce_qp_reset(struct sroce_qp *qp)
 {
-	int n = sroce_queue_pending(&qp->sq);
+	int n;
 
+	spin_lock(&qp->sq_lock);
+	n = sroce_queue_pending(&qp->sq);
 	sroce_queue_consume(&qp->sq, n < 0 ? 0 : n);
+	spin_lock(&qp->rq_lock);
 	if (!qp->ibqp.srq) {
 		n = sroce_queue_pending(&qp->rq);
 		sroce_queue_consume(&qp->rq, n < 0 ? 0 : n);
 	}
+	spin_unlock(&qp->rq_lock);
+	spin_unlock(&qp->sq_lock);
+}
+
+/**
+ * sroce_qp_error() - move a QP to the error state, flush it, tell its user
+ * @qp: the QP; no QP lock held
+ */
+void sroce_qp_error(struct sroce_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+	bool was;
+
+	spin_lock_bh(&qp->lock);
+	was = qp->state == IB_QPS_ERR;
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	sroce_qp_flush(qp);
+	spin_unlock_bh(&qp->lock);
+	if (!was && qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/**
+ * sroce_qp_get() - find a QP by number
+ * @sdev: the device
+ * @qpn: its number
+ *
+ * Any context. Return: the QP with a reference, or NULL.
+ */
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sdev->qp_xa, qpn);
+	if (qp && !kref_get_unless_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
 }
 
 /* Validate everything before changing anything. */
@@ -320,7 +372,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 
 	sroce_qp_apply_attr(qp, attr, mask, &av);
-	qp->state = new;
+	WRITE_ONCE(qp->state, new);
 	if (new == IB_QPS_RESET)
 		sroce_qp_reset(qp);
 	else if (new == IB_QPS_ERR)
@@ -381,12 +433,19 @@ static void sroce_qp_release(struct kref *ref)
 	complete(&container_of(ref, struct sroce_qp, ref)->free);
 }
 
+void sroce_qp_put(struct sroce_qp *qp)
+{
+	kref_put(&qp->ref, sroce_qp_release);
+}
+
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
 
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
+	/* The core frees the QP on return: let lookups that found it end. */
+	synchronize_rcu();
 	kref_put(&qp->ref, sroce_qp_release);
 	wait_for_completion(&qp->free);
 	sroce_qp_destroy_queues(qp);

@@ -24,7 +24,9 @@ struct sroce_qp {
 	struct ib_qp ibqp;
 	struct kref ref;		/* lookup references */
 	struct completion free;
-	spinlock_t lock;		/* state and attributes */
+	spinlock_t lock;		/* state and attributes (outermost) */
+	spinlock_t sq_lock;		/* the requester; then rq_lock */
+	spinlock_t rq_lock;		/* the responder */
 
 	enum ib_qp_state state;
 	bool user;
@@ -64,5 +66,11 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+
+struct sroce_dev;
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
+void sroce_qp_put(struct sroce_qp *qp);
+void sroce_qp_error(struct sroce_qp *qp);
+u32 sroce_wc_opcode(u32 wr_opcode);
 
 #endif /* SROCE_QP_H */

@@ -3,8 +3,9 @@
  * recv.c: checks every received RoCEv2 packet, in the softirq that
  * received it: the IP header sroce can compute an ICRC over, the packet's
  * structure (core/pkt.c) and its ICRC (core/icrc.c). Each refusal is
- * counted. Queue pairs do not consume packets yet: a packet that passes
- * every check is counted as received and freed.
+ * counted. A packet that passes every check is counted as received and
+ * goes to the engine for its opcode; those without one yet (all but UD
+ * sends) are counted as unhandled.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -17,6 +18,7 @@
 #include "counters.h"
 #include "device.h"
 #include "recv.h"
+#include "resp.h"
 
 /* CRC of @len bytes at @off (from skb->data), wherever they are. */
 static u32 sroce_skb_crc(struct sk_buff *skb, unsigned int off,
@@ -109,6 +111,15 @@ void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 		goto drop;
 	}
 	sroce_count(c, SROCE_CNT_RX_PACKETS);
+	switch (pkt.bth.opcode) {
+	case SROCE_UD_SEND_ONLY:
+	case SROCE_UD_SEND_ONLY_IMM:
+		sroce_resp_ud(sdev, skb, &pkt);
+		break;
+	default:
+		sroce_count(c, SROCE_CNT_RX_UNHANDLED);
+		break;
+	}
 	consume_skb(skb);
 	return;
 

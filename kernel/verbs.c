@@ -14,6 +14,7 @@
 #include "device.h"
 #include "mr.h"
 #include "qp.h"
+#include "req.h"
 #include "queue.h"
 #include "srq.h"
 #include "verbs.h"
@@ -80,6 +81,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.mmap_free = sroce_mmap_free,
 	.modify_qp = sroce_modify_qp,
 	.modify_srq = sroce_modify_srq,
+	.post_send = sroce_post_send,
 	.query_ah = sroce_query_ah,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
@@ -101,5 +103,6 @@ static const struct ib_device_ops sroce_dev_ops = {
 void sroce_set_device_ops(struct ib_device *ibdev)
 {
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
-	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 }

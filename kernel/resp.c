@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * resp.c: the responder, in the softirq that received the packet.
+ *
+ * UD: a SEND ONLY (with immediate) takes the next receive WQE of the QP
+ * (or its SRQ), whose buffers get the 40-byte GRH area the verbs promise
+ * (an IPv4 header sits in its last 20 bytes, as on ConnectX and rxe) and
+ * then the payload. Datagrams the QP cannot take (wrong Q_Key, no WQE
+ * posted, not ready) are dropped and counted, as the IBTA prescribes.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+
+#include "core/hdr.h"
+#include "core/opcode.h"
+#include "core/pkt.h"
+#include "counters.h"
+#include "cq.h"
+#include "device.h"
+#include "mr.h"
+#include "qp.h"
+#include "resp.h"
+#include "srq.h"
+
+#define SROCE_GRH_BYTES	40
+
+struct sroce_rwqe {
+	struct sroce_recv_wqe w;
+	struct sroce_sge sge[SROCE_MAX_SGE];
+};
+
+/* Take the next receive WQE of @q; its lock held. */
+static bool sroce_resp_take(struct sroce_queue *q, u32 max_sge,
+			    struct sroce_rwqe *r)
+{
+	const u8 *slot;
+
+	if (sroce_queue_pending(q) <= 0)
+		return false;
+	slot = sroce_queue_slot(q, q->index);
+	memcpy(&r->w, slot, sizeof(r->w));
+	if (r->w.num_sge > max_sge)
+		r->w.num_sge = U32_MAX;		/* refused by the caller */
+	else
+		memcpy(r->sge, slot + sizeof(r->w),
+		       r->w.num_sge * sizeof(r->sge[0]));
+	sroce_queue_consume(q, 1);
+	return true;
+}
+
+/*
+ * Scatter @len bytes at @off of @skb (or, with @grh, the GRH area first)
+ * over the WQE's buffers. Return: IB_WC_SUCCESS or the error status.
+ */
+static enum ib_wc_status sroce_resp_scatter(struct sroce_qp *qp,
+					    const struct sroce_rwqe *r,
+					    struct sk_buff *skb,
+					    unsigned int off, u32 len,
+					    const u8 *grh)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	u32 i, done = 0, total = SROCE_GRH_BYTES + len;
+
+	if (r->w.num_sge == U32_MAX)
+		return IB_WC_LOC_QP_OP_ERR;
+	for (i = 0; i < r->w.num_sge && done < total; i++) {
+		const struct sroce_sge *g = &r->sge[i];
+		u32 n = min(g->length, total - done);
+		struct sroce_mr *mr;
+		u64 addr = g->addr;
+		int err = 0;
+
+		if (!n)
+			continue;
+		mr = sroce_mr_get(sdev, g->lkey);
+		if (!mr)
+			return IB_WC_LOC_PROT_ERR;
+		if (sroce_mr_check(mr, qp->ibqp.pd, addr, n,
+				   IB_ACCESS_LOCAL_WRITE)) {
+			sroce_mr_put(mr);
+			return IB_WC_LOC_PROT_ERR;
+		}
+		if (done < SROCE_GRH_BYTES) {
+			u32 g_n = min(n, SROCE_GRH_BYTES - done);
+
+			sroce_mr_copy(mr, addr, (u8 *)grh + done, g_n,
+				      SROCE_TO_MR);
+			addr += g_n;
+			done += g_n;
+			n -= g_n;
+		}
+		if (n)
+			err = sroce_mr_copy_skb(mr, addr, skb,
+						off + done - SROCE_GRH_BYTES, n);
+		sroce_mr_put(mr);
+		if (err)
+			return IB_WC_LOC_LEN_ERR;
+		done += n;
+	}
+	return done < total ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
+}
+
+static void sroce_resp_grh(struct sk_buff *skb, u8 *grh)
+{
+	memset(grh, 0, SROCE_GRH_BYTES);
+	if (skb->protocol == htons(ETH_P_IPV6))
+		memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
+	else
+		memcpy(grh + 20, ip_hdr(skb), sizeof(struct iphdr));
+}
+
+/**
+ * sroce_resp_ud() - a UD SEND ONLY (with immediate) arrived
+ * @sdev: the device
+ * @skb: data at the UDP header, checked by sroce_rcv(); not consumed
+ * @pkt: what sroce_pkt_parse() found
+ */
+void sroce_resp_ud(struct sroce_dev *sdev, struct sk_buff *skb,
+		   const struct sroce_pkt *pkt)
+{
+	const u8 *hdr = skb->data + sizeof(struct udphdr);
+	struct sroce_counters *c = &sdev->counters;
+	struct sroce_cqe cqe = {};
+	struct sroce_deth deth;
+	struct sroce_rwqe *r;
+	struct sroce_srq *srq;
+	struct sroce_qp *qp;
+	u8 grh[SROCE_GRH_BYTES];
+	bool taken;
+
+	qp = sroce_qp_get(sdev, pkt->bth.dqpn);
+	if (!qp || qp->ibqp.qp_type != IB_QPT_UD) {
+		sroce_count(c, SROCE_CNT_RX_NO_QP);
+		goto out;
+	}
+	if (READ_ONCE(qp->state) != IB_QPS_RTR &&
+	    READ_ONCE(qp->state) != IB_QPS_RTS) {
+		sroce_count(c, SROCE_CNT_RX_QP_STATE);
+		goto out;
+	}
+	sroce_deth_decode(hdr + SROCE_BTH_BYTES, &deth);
+	if (deth.qkey != READ_ONCE(qp->qkey)) {
+		sroce_count(c, SROCE_CNT_RX_QKEY);
+		goto out;
+	}
+	r = kmalloc(sizeof(*r), GFP_ATOMIC);
+	if (!r) {
+		sroce_count(c, SROCE_CNT_RX_NO_WQE);
+		goto out;
+	}
+
+	srq = qp->ibqp.srq ? to_ssrq(qp->ibqp.srq) : NULL;
+	if (srq) {
+		spin_lock(&srq->lock);
+		taken = sroce_resp_take(&srq->rq, srq->max_sge, r);
+		spin_unlock(&srq->lock);
+	} else {
+		spin_lock(&qp->rq_lock);
+		taken = sroce_resp_take(&qp->rq, qp->max_recv_sge, r);
+		spin_unlock(&qp->rq_lock);
+	}
+	if (!taken) {
+		sroce_count(c, SROCE_CNT_RX_NO_WQE);
+		kfree(r);
+		goto out;
+	}
+
+	sroce_resp_grh(skb, grh);
+	cqe.wr_id = r->w.wr_id;
+	cqe.status = sroce_resp_scatter(qp, r, skb,
+					sizeof(struct udphdr) + pkt->hdr_len,
+					pkt->paylen, grh);
+	kfree(r);
+	cqe.opcode = IB_WC_RECV;
+	cqe.byte_len = SROCE_GRH_BYTES + pkt->paylen;
+	cqe.qp_num = qp->ibqp.qp_num;
+	cqe.src_qp = deth.sqpn;
+	cqe.wc_flags = SROCE_WC_GRH;
+	if (pkt->flags & SROCE_OPF_IMMDT) {
+		memcpy(&cqe.ex, hdr + SROCE_BTH_BYTES + SROCE_DETH_BYTES,
+		       sizeof(cqe.ex));
+		cqe.wc_flags |= SROCE_WC_WITH_IMM;
+	}
+	sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, pkt->bth.se);
+	if (cqe.status != IB_WC_SUCCESS)
+		sroce_qp_error(qp);
+out:
+	if (qp)
+		sroce_qp_put(qp);
+}

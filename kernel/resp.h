@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * resp.h: the responder: received requests into memory and completions.
+ */
+#ifndef SROCE_RESP_H
+#define SROCE_RESP_H
+
+struct sk_buff;
+struct sroce_dev;
+struct sroce_pkt;
+
+void sroce_resp_ud(struct sroce_dev *sdev, struct sk_buff *skb,
+		   const struct sroce_pkt *pkt);
+
+#endif /* SROCE_RESP_H */

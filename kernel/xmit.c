@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * xmit.c: wraps a transport packet (BTH onwards) in UDP and IPv4 or IPv6,
+ * appends the ICRC and sends it by the route to the destination. The IP
+ * header is built here, not by the IP layer, because the ICRC covers it
+ * (the IPv4 identification included). A packet to a local address never
+ * reaches a wire: it goes straight to the receive path, as on a NIC.
+ */
+#include <linux/hash.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+
+#include "av.h"
+#include "core/icrc.h"
+#include "core/hdr.h"
+#include "device.h"
+#include "recv.h"
+#include "xmit.h"
+
+/**
+ * sroce_skb_alloc() - an skb for one packet
+ * @sdev: the sending device
+ * @av: where it goes (for the IP header size)
+ * @len: bytes of transport headers, payload and pad
+ * @gfp: allocation flags
+ *
+ * Return: an skb whose data is @len bytes for the caller to fill, with room
+ * in front for UDP, IP and the link layer and behind for the ICRC.
+ */
+struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
+				const struct sroce_av *av, unsigned int len,
+				gfp_t gfp)
+{
+	struct net_device *ndev = sdev->ndev;
+	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
+			    (av->ipv6 ? sizeof(struct ipv6hdr) :
+			     sizeof(struct iphdr));
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + len + SROCE_ICRC_BYTES + ndev->needed_tailroom,
+			gfp);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, head);
+	skb_put(skb, len);
+	return skb;
+}
+
+static struct dst_entry *sroce_route4(struct net *net, struct sk_buff *skb,
+				      const struct sroce_av *av, bool *local)
+{
+	struct flowi4 fl = {
+		.daddr = av->daddr.s6_addr32[3],
+		.saddr = av->saddr.s6_addr32[3],
+		.flowi4_proto = IPPROTO_UDP,
+		.flowi4_tos = RT_TOS(av->traffic_class),
+	};
+	struct rtable *rt;
+	struct iphdr *iph;
+
+	rt = ip_route_output_key(net, &fl);
+	if (IS_ERR(rt))
+		return ERR_CAST(rt);
+	*local = rt->rt_type == RTN_LOCAL;
+
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tos = av->traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit ?: ip4_dst_hoplimit(&rt->dst);
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = fl.saddr;
+	iph->daddr = fl.daddr;
+	ip_select_ident(net, skb, NULL);
+	ip_send_check(iph);
+	skb->protocol = htons(ETH_P_IP);
+	return &rt->dst;
+}
+
+static struct dst_entry *sroce_route6(struct net *net, struct sk_buff *skb,
+				      const struct sroce_av *av, bool *local)
+{
+	struct flowi6 fl = {
+		.daddr = av->daddr,
+		.saddr = av->saddr,
+		.flowi6_proto = IPPROTO_UDP,
+		.flowlabel = ip6_make_flowinfo(av->traffic_class,
+					       htonl(av->flow_label)),
+	};
+	struct ipv6hdr *ip6h;
+	struct dst_entry *dst;
+	unsigned int paylen = skb->len;
+
+	if (!ipv6_stub || !ipv6_stub->ipv6_dst_lookup_flow)
+		return ERR_PTR(-EAFNOSUPPORT);
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl, NULL);
+	if (IS_ERR(dst))
+		return dst;
+	*local = dst->dev->flags & IFF_LOOPBACK;
+
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, av->traffic_class, htonl(av->flow_label));
+	ip6h->payload_len = htons(paylen);
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit ?: ip6_dst_hoplimit(dst);
+	ip6h->saddr = fl.saddr;
+	ip6h->daddr = fl.daddr;
+	skb->protocol = htons(ETH_P_IPV6);
+	return dst;
+}
+
+/**
+ * sroce_xmit() - encapsulate and send one packet
+ * @sdev: the sending device
+ * @av: addresses and header fields
+ * @sport: UDP source port
+ * @skb: from sroce_skb_alloc(), filled in; consumed
+ *
+ * Process context or softirq.
+ * Return: 0, or a negative errno (no route, or the packet was dropped).
+ */
+int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
+	       struct sk_buff *skb)
+{
+	struct net *net = dev_net(sdev->ndev);
+	struct dst_entry *dst;
+	struct udphdr *uh;
+	bool local = false;
+	unsigned int l3;
+	u32 crc;
+
+	skb_put(skb, SROCE_ICRC_BYTES);
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = htons(sport);
+	uh->dest = htons(SROCE_ROCEV2_PORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;
+
+	dst = av->ipv6 ? sroce_route6(net, skb, av, &local) :
+			 sroce_route4(net, skb, av, &local);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	skb_dst_set(skb, dst);
+
+	crc = sroce_icrc_begin(skb_network_header(skb), av->ipv6);
+	l3 = sroce_icrc_hdr_bytes(av->ipv6);
+	crc = sroce_icrc_update(crc, skb->data + l3,
+				skb->len - l3 - SROCE_ICRC_BYTES);
+	sroce_icrc_put(skb_tail_pointer(skb) - SROCE_ICRC_BYTES,
+		       sroce_icrc_final(crc));
+
+	if (local) {
+		/* Receive it as if it had come in on our netdev. */
+		skb_dst_drop(skb);
+		skb->dev = sdev->ndev;
+		skb_pull(skb, skb_transport_offset(skb));
+		local_bh_disable();
+		sroce_rcv(sdev, skb);
+		local_bh_enable();
+		return 0;
+	}
+	skb->dev = dst->dev;
+	if (av->ipv6)
+		return ip6_local_out(net, NULL, skb) < 0 ? -EIO : 0;
+	return ip_local_out(net, NULL, skb) < 0 ? -EIO : 0;
+}

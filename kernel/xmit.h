@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * xmit.h: RoCEv2 encapsulation and transmission.
+ */
+#ifndef SROCE_XMIT_H
+#define SROCE_XMIT_H
+
+#include <linux/skbuff.h>
+
+struct sroce_av;
+struct sroce_dev;
+
+struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
+				const struct sroce_av *av, unsigned int len,
+				gfp_t gfp);
+int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
+	       struct sk_buff *skb);
+
+/* UDP source port of a QP: flow entropy for ECMP, like hardware NICs. */
+static inline u16 sroce_sport(u32 qpn)
+{
+	return 0xc000 | (hash_32(qpn, 14) & 0x3fff);
+}
+
+#endif /* SROCE_XMIT_H */
