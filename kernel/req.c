@@ -223,7 +223,8 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	if (!qp->user || wr || ibqp->qp_type != IB_QPT_UD)
 		return -EOPNOTSUPP;
-	if (!sroce_req_ud(qp))
+	/* In the error state, what was just posted is flushed at once. */
+	if (READ_ONCE(qp->state) == IB_QPS_ERR || !sroce_req_ud(qp))
 		sroce_qp_error(qp);
 	return 0;
 }

@@ -73,30 +73,33 @@ ktap_check() {
 	fi
 }
 
-ktap_expect() {
-	local desc=$1 re=$2 out rc
-	shift 2
+# ktap_outcome DESC ERE WANT_OK CMD...: CMD's exit status is success iff
+# WANT_OK is 1, and its output matches ERE.
+ktap_outcome() {
+	local desc=$1 re=$2 want=$3 out rc ok
+	shift 3
 	out=$("$@" 2>&1)
 	rc=$?
-	if [ "$rc" -eq 0 ] && grep -qE -- "$re" <<<"$out"; then
+	ok=$(( (rc == 0) == want ))
+	if [ "$ok" -eq 1 ] && grep -qE -- "$re" <<<"$out"; then
 		ktap_ok "$desc"
 	else
-		printf '%s\n' "\$ $* (exit $rc; wanted /$re/)" "$out" | ktap_diag
+		printf '%s\n' "\$ $* (exit $rc; wanted $([ "$want" -eq 1 ] ||
+			echo 'failure with ')/$re/)" "$out" | ktap_diag
 		ktap_fail "$desc"
 	fi
 }
 
-ktap_refuse() {
-	local desc=$1 re=$2 out rc
+ktap_expect() {
+	local desc=$1 re=$2
 	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ "$rc" -ne 0 ] && grep -qE -- "$re" <<<"$out"; then
-		ktap_ok "$desc"
-	else
-		printf '%s\n' "\$ $* (exit $rc; wanted failure with /$re/)" "$out" | ktap_diag
-		ktap_fail "$desc"
-	fi
+	ktap_outcome "$desc" "$re" 1 "$@"
+}
+
+ktap_refuse() {
+	local desc=$1 re=$2
+	shift 2
+	ktap_outcome "$desc" "$re" 0 "$@"
 }
 
 ktap_finish() {
