@@ -228,3 +228,24 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		sroce_qp_error(qp);
 	return 0;
 }
+
+/**
+ * sroce_post_recv() - the receive doorbell, rung only in the error state
+ * @ibqp: the QP
+ * @wr: NULL: userspace posts through the ring
+ * @bad_wr: unused
+ *
+ * Receives posted to a QP in the error state are flushed at once.
+ * Return: 0, or -EOPNOTSUPP for kernel work requests.
+ */
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	if (!qp->user || wr)
+		return -EOPNOTSUPP;
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sroce_qp_error(qp);
+	return 0;
+}

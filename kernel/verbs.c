@@ -81,6 +81,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.mmap_free = sroce_mmap_free,
 	.modify_qp = sroce_modify_qp,
 	.modify_srq = sroce_modify_srq,
+	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
 	.query_ah = sroce_query_ah,
 	.query_device = sroce_query_device,
@@ -104,5 +105,6 @@ void sroce_set_device_ops(struct ib_device *ibdev)
 {
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 }

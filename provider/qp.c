@@ -3,7 +3,7 @@
  * Queue pairs (RC, UC, UD): a send ring and, unless the QP uses an SRQ, a
  * receive ring, both produced by us. post_send fills the send ring and
  * then rings the doorbell once for the whole chain; post_recv needs no
- * doorbell.
+ * doorbell except on a QP in the error state.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -178,6 +178,32 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return ret;
 }
 
+/*
+ * A QP in the error state must flush what is posted to it: receives get a
+ * doorbell too then (a legacy POST_RECV with no WRs), as in the drain idiom
+ * (move to error, post a marker receive, wait for its flush completion).
+ */
+static int sroce_ring_recv_doorbell(struct ibv_qp *ibqp)
+{
+	struct ib_uverbs_post_recv_resp resp;
+	struct ibv_post_recv cmd = {};
+	ssize_t n;
+
+	cmd.hdr.command = IB_USER_VERBS_CMD_POST_RECV;
+	cmd.hdr.in_words = sizeof(cmd) / 4;
+	cmd.hdr.out_words = sizeof(resp) / 4;
+	cmd.response = (uintptr_t)&resp;
+	cmd.qp_handle = ibqp->handle;
+	cmd.wr_count = 0;
+	cmd.sge_count = 0;
+	cmd.wqe_size = sizeof(struct ib_uverbs_recv_wr);
+
+	n = write(ibqp->context->cmd_fd, &cmd, sizeof(cmd));
+	if (n == sizeof(cmd))
+		return 0;
+	return n < 0 ? errno : EIO;
+}
+
 /* Receives may be posted from INIT on (IBA C10-97.2.1), not in RESET. */
 int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr)
@@ -196,5 +222,11 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	pthread_spin_lock(&qp->rq_lock);
 	ret = sroce_rq_post(&qp->rq, qp->max_recv_sge, wr, bad_wr);
 	pthread_spin_unlock(&qp->rq_lock);
+	if (ibqp->state == IBV_QPS_ERR && *bad_wr != wr) {
+		int db = sroce_ring_recv_doorbell(ibqp);
+
+		if (!ret)
+			ret = db;
+	}
 	return ret;
 }

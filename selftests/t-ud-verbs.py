@@ -238,6 +238,24 @@ def _():
     pd2.close()
 
 
+@t.case('drain: a receive posted to a QP in error is flushed at once')
+def _():
+    c = ud_qp(rcq)
+    a_ = QPAttr()
+    a_.qp_state = e.IBV_QPS_ERR
+    c.modify(a_, e.IBV_QP_STATE)
+    c.post_recv(RecvWR(wr_id=0xd4a1, num_sge=1,
+                       sg=[SGE(rmr.buf, 64, rmr.lkey)]))
+    r, = poll(rcq, 1)
+    assert r.wr_id == 0xd4a1 and r.status == e.IBV_WC_WR_FLUSH_ERR, \
+        (hex(r.wr_id), r.status)
+    send(c, SGE(smr.buf, 8, smr.lkey), 0xd4a2, b.qp_num)
+    s, = poll(rcq, 1)
+    assert s.wr_id == 0xd4a2 and s.status == e.IBV_WC_WR_FLUSH_ERR, \
+        (hex(s.wr_id), s.status)
+    c.close()
+
+
 @t.case('posting to a QP in RESET is refused')
 def _():
     qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=scq, rcq=scq,
