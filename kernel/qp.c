@@ -27,6 +27,8 @@
 	 IB_QP_MIN_RNR_TIMER | IB_QP_SQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |\
 	 IB_QP_DEST_QPN | IB_QP_EN_SQD_ASYNC_NOTIFY)
 
+static void sroce_qp_error_work(struct work_struct *work);
+
 static int sroce_qp_check_caps(const struct ib_qp_cap *cap, bool srq)
 {
 	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
@@ -123,6 +125,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->lock);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
+	INIT_WORK(&qp->error_work, sroce_qp_error_work);
 	qp->state = IB_QPS_RESET;
 	qp->user = true;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -257,6 +260,27 @@ void sroce_qp_error(struct sroce_qp *qp)
 	spin_unlock_bh(&qp->lock);
 	if (!was && qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+static void sroce_qp_error_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, error_work);
+
+	sroce_qp_error(qp);
+	sroce_qp_put(qp);
+}
+
+/**
+ * sroce_qp_error_async() - sroce_qp_error() from a context that may hold
+ *	another QP's locks (the receive path, also in loopback under the
+ *	sender's sq_lock)
+ * @qp: the QP, referenced by the caller; the work takes its own reference
+ */
+void sroce_qp_error_async(struct sroce_qp *qp)
+{
+	kref_get(&qp->ref);
+	if (!queue_work(system_wq, &qp->error_work))
+		sroce_qp_put(qp);
 }
 
 /**

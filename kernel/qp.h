@@ -8,6 +8,7 @@
 #include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "av.h"
@@ -52,6 +53,8 @@ struct sroce_qp {
 	u8 max_dest_rd_atomic;
 	bool sq_draining;
 	struct sroce_av av;
+
+	struct work_struct error_work;	/* sroce_qp_error_async() */
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
@@ -71,6 +74,7 @@ struct sroce_dev;
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
+void sroce_qp_error_async(struct sroce_qp *qp);
 u32 sroce_wc_opcode(u32 wr_opcode);
 
 #endif /* SROCE_QP_H */

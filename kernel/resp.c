@@ -185,7 +185,7 @@ void sroce_resp_ud(struct sroce_dev *sdev, struct sk_buff *skb,
 	}
 	sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, pkt->bth.se);
 	if (cqe.status != IB_WC_SUCCESS)
-		sroce_qp_error(qp);
+		sroce_qp_error_async(qp);
 out:
 	if (qp)
 		sroce_qp_put(qp);

@@ -207,6 +207,24 @@ def _():
     c.close()
 
 
+@t.case('a QP sending to itself into a short buffer: error, no deadlock')
+def _():
+    c = ud_qp(rcq)
+    c.post_recv(RecvWR(wr_id=0x5e1f, num_sge=1,
+                       sg=[SGE(rmr.buf, GRH + 4, rmr.lkey)]))
+    send(c, SGE(smr.buf, 64, smr.lkey), 0x5e20, c.qp_num)
+    w = poll(rcq, 2)
+    got = sorted((x.wr_id, x.status) for x in w)
+    assert got == [(0x5e1f, e.IBV_WC_LOC_LEN_ERR),
+                   (0x5e20, e.IBV_WC_SUCCESS)], got
+    for _ in range(1000):
+        attr, _ = c.query(e.IBV_QP_STATE)
+        if attr.qp_state == e.IBV_QPS_ERR:
+            break
+    assert attr.qp_state == e.IBV_QPS_ERR, attr.qp_state
+    c.close()
+
+
 @t.case('send over the MTU: IBV_WC_LOC_LEN_ERR, QP to error, rest flushed')
 def _():
     c = ud_qp(scq)
