@@ -26,6 +26,7 @@
 #include "av.h"
 #include "cq.h"
 #include "device.h"
+#include "mcast.h"
 #include "mr.h"
 #include "net.h"
 #include "qp.h"
@@ -91,6 +92,10 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_srq_sge = SROCE_MAX_SGE;
 	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = SROCE_MAX_MCAST_GRP *
+					  SROCE_MAX_MCAST_QP_ATTACH;
 	return 0;
 }
 
@@ -233,7 +238,7 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	/* The core destroyed every object before calling us. */
 	WARN_ON_ONCE(!xa_empty(&sdev->qp_xa) || !xa_empty(&sdev->mr_xa) ||
-		     !xa_empty(&sdev->ah_xa));
+		     !xa_empty(&sdev->ah_xa) || !list_empty(&sdev->mcgs));
 	xa_destroy(&sdev->qp_xa);
 	xa_destroy(&sdev->mr_xa);
 	xa_destroy(&sdev->ah_xa);
@@ -341,6 +346,8 @@ static void sroce_dev_init(struct sroce_dev *sdev, struct net_device *ndev)
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC);
+	mutex_init(&sdev->mcast_lock);
+	INIT_LIST_HEAD(&sdev->mcgs);
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;

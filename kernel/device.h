@@ -6,6 +6,7 @@
 #define SROCE_DEVICE_H
 
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
@@ -43,6 +44,10 @@ struct sroce_dev {
 	atomic_t num_mr;
 
 	struct sroce_counters counters;
+
+	struct mutex mcast_lock;	/* writers of mcgs */
+	struct list_head mcgs;		/* multicast groups, RCU */
+	unsigned int nmcgs;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)

@@ -23,7 +23,11 @@
 #include <linux/skbuff.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <linux/igmp.h>
+#include <linux/rtnetlink.h>
 #include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/sock.h>
 #include <net/udp_tunnel.h>
 
 #include "device.h"
@@ -189,6 +193,47 @@ static void sroce_net_release(struct kref *ref)
 void sroce_net_put(struct sroce_net *sn)
 {
 	kref_put_mutex(&sn->ref, sroce_net_release, &sroce_net_lock);
+}
+
+/**
+ * sroce_net_mc() - join or leave an IP multicast group on a netdev
+ * @sn: the namespace's sockets
+ * @ifindex: the netdev
+ * @group: the group (IPv4 as v4-mapped)
+ * @join: join, or leave
+ *
+ * The IP layer only accepts multicast datagrams for groups some socket has
+ * joined; the namespace's RoCEv2 socket joins for the devices' QPs.
+ * Process context. Return: 0 or a negative errno.
+ */
+int sroce_net_mc(struct sroce_net *sn, int ifindex,
+		 const struct in6_addr *group, bool join)
+{
+	int err = -ENODEV;
+
+	mutex_lock(&sroce_net_lock);
+	rtnl_lock();
+	if (ipv6_addr_v4mapped(group) && sn->sock4) {
+		struct ip_mreqn mreq = {
+			.imr_multiaddr.s_addr = group->s6_addr32[3],
+			.imr_ifindex = ifindex,
+		};
+
+		lock_sock(sn->sock4->sk);
+		err = join ? ip_mc_join_group(sn->sock4->sk, &mreq) :
+			     ip_mc_leave_group(sn->sock4->sk, &mreq);
+		release_sock(sn->sock4->sk);
+	} else if (!ipv6_addr_v4mapped(group) && sn->sock6 && ipv6_stub) {
+		lock_sock(sn->sock6->sk);
+		err = join ? ipv6_stub->ipv6_sock_mc_join(sn->sock6->sk, ifindex,
+							  group) :
+			     ipv6_stub->ipv6_sock_mc_drop(sn->sock6->sk, ifindex,
+							  group);
+		release_sock(sn->sock6->sk);
+	}
+	rtnl_unlock();
+	mutex_unlock(&sroce_net_lock);
+	return err;
 }
 
 static void __net_exit sroce_net_ns_exit(struct net *net)

@@ -9,8 +9,12 @@
 struct net;
 struct sroce_net;
 
+struct in6_addr;
+
 struct sroce_net *sroce_net_get(struct net *net);
 void sroce_net_put(struct sroce_net *sn);
+int sroce_net_mc(struct sroce_net *sn, int ifindex,
+		 const struct in6_addr *group, bool join);
 
 int sroce_net_init(void);
 void sroce_net_exit(void);

@@ -15,6 +15,7 @@
 #include "core/psn.h"
 #include "cq.h"
 #include "device.h"
+#include "mcast.h"
 #include "qp.h"
 
 #define SROCE_QPN_MAX	0xffffff
@@ -468,6 +469,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
+	sroce_mcast_qp_gone(qp);
 	/* The core frees the QP on return: let lookups that found it end. */
 	synchronize_rcu();
 	kref_put(&qp->ref, sroce_qp_release);

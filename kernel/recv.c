@@ -17,6 +17,7 @@
 #include "core/pkt.h"
 #include "counters.h"
 #include "device.h"
+#include "mcast.h"
 #include "recv.h"
 #include "resp.h"
 
@@ -114,7 +115,10 @@ void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 	switch (pkt.bth.opcode) {
 	case SROCE_UD_SEND_ONLY:
 	case SROCE_UD_SEND_ONLY_IMM:
-		sroce_resp_ud(sdev, skb, &pkt);
+		if (pkt.bth.dqpn == SROCE_MCAST_QPN)
+			sroce_mcast_rcv(sdev, skb, &pkt);
+		else
+			sroce_resp_ud(sdev, skb, &pkt);
 		break;
 	default:
 		sroce_count(c, SROCE_CNT_RX_UNHANDLED);

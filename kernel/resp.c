@@ -112,13 +112,14 @@ static void sroce_resp_grh(struct sk_buff *skb, u8 *grh)
 }
 
 /**
- * sroce_resp_ud() - a UD SEND ONLY (with immediate) arrived
+ * sroce_resp_ud_qp() - deliver a UD SEND ONLY (with immediate) to a QP
  * @sdev: the device
+ * @qp: the destination, referenced by the caller
  * @skb: data at the UDP header, checked by sroce_rcv(); not consumed
  * @pkt: what sroce_pkt_parse() found
  */
-void sroce_resp_ud(struct sroce_dev *sdev, struct sk_buff *skb,
-		   const struct sroce_pkt *pkt)
+void sroce_resp_ud_qp(struct sroce_dev *sdev, struct sroce_qp *qp,
+		      struct sk_buff *skb, const struct sroce_pkt *pkt)
 {
 	const u8 *hdr = skb->data + sizeof(struct udphdr);
 	struct sroce_counters *c = &sdev->counters;
@@ -126,29 +127,27 @@ void sroce_resp_ud(struct sroce_dev *sdev, struct sk_buff *skb,
 	struct sroce_deth deth;
 	struct sroce_rwqe *r;
 	struct sroce_srq *srq;
-	struct sroce_qp *qp;
 	u8 grh[SROCE_GRH_BYTES];
 	bool taken;
 
-	qp = sroce_qp_get(sdev, pkt->bth.dqpn);
-	if (!qp || qp->ibqp.qp_type != IB_QPT_UD) {
+	if (qp->ibqp.qp_type != IB_QPT_UD) {
 		sroce_count(c, SROCE_CNT_RX_NO_QP);
-		goto out;
+		return;
 	}
 	if (READ_ONCE(qp->state) != IB_QPS_RTR &&
 	    READ_ONCE(qp->state) != IB_QPS_RTS) {
 		sroce_count(c, SROCE_CNT_RX_QP_STATE);
-		goto out;
+		return;
 	}
 	sroce_deth_decode(hdr + SROCE_BTH_BYTES, &deth);
 	if (deth.qkey != READ_ONCE(qp->qkey)) {
 		sroce_count(c, SROCE_CNT_RX_QKEY);
-		goto out;
+		return;
 	}
 	r = kmalloc(sizeof(*r), GFP_ATOMIC);
 	if (!r) {
 		sroce_count(c, SROCE_CNT_RX_NO_WQE);
-		goto out;
+		return;
 	}
 
 	srq = qp->ibqp.srq ? to_ssrq(qp->ibqp.srq) : NULL;
@@ -164,7 +163,7 @@ void sroce_resp_ud(struct sroce_dev *sdev, struct sk_buff *skb,
 	if (!taken) {
 		sroce_count(c, SROCE_CNT_RX_NO_WQE);
 		kfree(r);
-		goto out;
+		return;
 	}
 
 	sroce_resp_grh(skb, grh);
@@ -186,7 +185,23 @@ void sroce_resp_ud(struct sroce_dev *sdev, struct sk_buff *skb,
 	sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, pkt->bth.se);
 	if (cqe.status != IB_WC_SUCCESS)
 		sroce_qp_error_async(qp);
-out:
-	if (qp)
-		sroce_qp_put(qp);
+}
+
+/**
+ * sroce_resp_ud() - a UD SEND ONLY (with immediate) to one QP arrived
+ * @sdev: the device
+ * @skb: data at the UDP header, checked by sroce_rcv(); not consumed
+ * @pkt: what sroce_pkt_parse() found
+ */
+void sroce_resp_ud(struct sroce_dev *sdev, struct sk_buff *skb,
+		   const struct sroce_pkt *pkt)
+{
+	struct sroce_qp *qp = sroce_qp_get(sdev, pkt->bth.dqpn);
+
+	if (!qp) {
+		sroce_count(&sdev->counters, SROCE_CNT_RX_NO_QP);
+		return;
+	}
+	sroce_resp_ud_qp(sdev, qp, skb, pkt);
+	sroce_qp_put(qp);
 }

@@ -8,8 +8,11 @@
 struct sk_buff;
 struct sroce_dev;
 struct sroce_pkt;
+struct sroce_qp;
 
 void sroce_resp_ud(struct sroce_dev *sdev, struct sk_buff *skb,
 		   const struct sroce_pkt *pkt);
+void sroce_resp_ud_qp(struct sroce_dev *sdev, struct sroce_qp *qp,
+		      struct sk_buff *skb, const struct sroce_pkt *pkt);
 
 #endif /* SROCE_RESP_H */

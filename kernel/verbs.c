@@ -12,6 +12,7 @@
 #include "counters.h"
 #include "cq.h"
 #include "device.h"
+#include "mcast.h"
 #include "mr.h"
 #include "qp.h"
 #include "req.h"
@@ -60,6 +61,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_pd = sroce_alloc_pd,
+	.attach_mcast = sroce_attach_mcast,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
@@ -74,6 +76,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
+	.detach_mcast = sroce_detach_mcast,
 	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,

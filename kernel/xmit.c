@@ -53,7 +53,8 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 }
 
 static struct dst_entry *sroce_route4(struct net *net, struct sk_buff *skb,
-				      const struct sroce_av *av, bool *local)
+				      const struct sroce_av *av, int oif,
+				      bool *local)
 {
 	struct flowi4 fl = {
 		.daddr = av->daddr.s6_addr32[3],
@@ -64,6 +65,9 @@ static struct dst_entry *sroce_route4(struct net *net, struct sk_buff *skb,
 	struct rtable *rt;
 	struct iphdr *iph;
 
+	/* A multicast group is reached through the device's own netdev. */
+	if (ipv4_is_multicast(fl.daddr))
+		fl.flowi4_oif = oif;
 	rt = ip_route_output_key(net, &fl);
 	if (IS_ERR(rt))
 		return ERR_CAST(rt);
@@ -87,7 +91,8 @@ static struct dst_entry *sroce_route4(struct net *net, struct sk_buff *skb,
 }
 
 static struct dst_entry *sroce_route6(struct net *net, struct sk_buff *skb,
-				      const struct sroce_av *av, bool *local)
+				      const struct sroce_av *av, int oif,
+				      bool *local)
 {
 	struct flowi6 fl = {
 		.daddr = av->daddr,
@@ -102,6 +107,8 @@ static struct dst_entry *sroce_route6(struct net *net, struct sk_buff *skb,
 
 	if (!ipv6_stub || !ipv6_stub->ipv6_dst_lookup_flow)
 		return ERR_PTR(-EAFNOSUPPORT);
+	if (ipv6_addr_is_multicast(&fl.daddr))
+		fl.flowi6_oif = oif;
 	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl, NULL);
 	if (IS_ERR(dst))
 		return dst;
@@ -147,8 +154,9 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
 	uh->len = htons(skb->len);
 	uh->check = 0;
 
-	dst = av->ipv6 ? sroce_route6(net, skb, av, &local) :
-			 sroce_route4(net, skb, av, &local);
+	dst = av->ipv6 ?
+	      sroce_route6(net, skb, av, sdev->ndev->ifindex, &local) :
+	      sroce_route4(net, skb, av, sdev->ndev->ifindex, &local);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);
