@@ -120,23 +120,29 @@ int sroce_destroy_qp(struct ibv_qp *ibqp)
 }
 
 /*
- * The doorbell: a legacy POST_SEND with no WRs. The kernel takes the
- * send WQEs from the ring (up to the prod we published) in this call.
+ * The doorbells: a legacy POST_SEND (or POST_RECV) with no WRs. The kernel
+ * takes the send WQEs from the ring (up to the prod we published) in this
+ * call; a receive doorbell only makes a QP in the error state flush. Both
+ * commands have the same layout, and with no WRs only the header matters.
  */
-static int sroce_ring_doorbell(struct ibv_qp *ibqp)
+static int sroce_doorbell(struct ibv_qp *ibqp, uint32_t command,
+			  uint32_t wqe_size)
 {
 	struct ib_uverbs_post_send_resp resp;
 	struct ibv_post_send cmd = {};
 	ssize_t n;
 
-	cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	static_assert(sizeof(struct ibv_post_send) ==
+		      sizeof(struct ibv_post_recv), "doorbell layouts");
+	static_assert(offsetof(struct ibv_post_send, wqe_size) ==
+		      offsetof(struct ibv_post_recv, wqe_size),
+		      "doorbell layouts");
+	cmd.hdr.command = command;
 	cmd.hdr.in_words = sizeof(cmd) / 4;
 	cmd.hdr.out_words = sizeof(resp) / 4;
 	cmd.response = (uintptr_t)&resp;
 	cmd.qp_handle = ibqp->handle;
-	cmd.wr_count = 0;
-	cmd.sge_count = 0;
-	cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	cmd.wqe_size = wqe_size;
 
 	n = write(ibqp->context->cmd_fd, &cmd, sizeof(cmd));
 	if (n == sizeof(cmd))
@@ -171,37 +177,12 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	pthread_spin_unlock(&qp->sq_lock);
 
 	if (posted) {
-		db = sroce_ring_doorbell(ibqp);
+		db = sroce_doorbell(ibqp, IB_USER_VERBS_CMD_POST_SEND,
+				    sizeof(struct ib_uverbs_send_wr));
 		if (!ret)
 			ret = db;
 	}
 	return ret;
-}
-
-/*
- * A QP in the error state must flush what is posted to it: receives get a
- * doorbell too then (a legacy POST_RECV with no WRs), as in the drain idiom
- * (move to error, post a marker receive, wait for its flush completion).
- */
-static int sroce_ring_recv_doorbell(struct ibv_qp *ibqp)
-{
-	struct ib_uverbs_post_recv_resp resp;
-	struct ibv_post_recv cmd = {};
-	ssize_t n;
-
-	cmd.hdr.command = IB_USER_VERBS_CMD_POST_RECV;
-	cmd.hdr.in_words = sizeof(cmd) / 4;
-	cmd.hdr.out_words = sizeof(resp) / 4;
-	cmd.response = (uintptr_t)&resp;
-	cmd.qp_handle = ibqp->handle;
-	cmd.wr_count = 0;
-	cmd.sge_count = 0;
-	cmd.wqe_size = sizeof(struct ib_uverbs_recv_wr);
-
-	n = write(ibqp->context->cmd_fd, &cmd, sizeof(cmd));
-	if (n == sizeof(cmd))
-		return 0;
-	return n < 0 ? errno : EIO;
 }
 
 /* Receives may be posted from INIT on (IBA C10-97.2.1), not in RESET. */
@@ -222,8 +203,14 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	pthread_spin_lock(&qp->rq_lock);
 	ret = sroce_rq_post(&qp->rq, qp->max_recv_sge, wr, bad_wr);
 	pthread_spin_unlock(&qp->rq_lock);
+	/*
+	 * A QP in the error state must flush what is posted to it at once,
+	 * as in the drain idiom (move to error, post a marker receive, wait
+	 * for its flush completion).
+	 */
 	if (ibqp->state == IBV_QPS_ERR && *bad_wr != wr) {
-		int db = sroce_ring_recv_doorbell(ibqp);
+		int db = sroce_doorbell(ibqp, IB_USER_VERBS_CMD_POST_RECV,
+					sizeof(struct ib_uverbs_recv_wr));
 
 		if (!ret)
 			ret = db;
