@@ -13,6 +13,7 @@
 #include <rdma/sroce-abi.h>
 
 #include "core/psn.h"
+#include "core/rc.h"
 #include "cq.h"
 #include "device.h"
 #include "mcast.h"
@@ -156,6 +157,25 @@ err_count:
 	atomic_dec(&sdev->num_qp);
 	return err;
 }
+
+/* core/rc.h speaks in its own copies of these enums: keep them equal. */
+static_assert((int)SROCE_WC_SUCCESS == (int)IB_WC_SUCCESS);
+static_assert((int)SROCE_WC_LOC_LEN_ERR == (int)IB_WC_LOC_LEN_ERR);
+static_assert((int)SROCE_WC_LOC_QP_OP_ERR == (int)IB_WC_LOC_QP_OP_ERR);
+static_assert((int)SROCE_WC_LOC_PROT_ERR == (int)IB_WC_LOC_PROT_ERR);
+static_assert((int)SROCE_WC_WR_FLUSH_ERR == (int)IB_WC_WR_FLUSH_ERR);
+static_assert((int)SROCE_WC_BAD_RESP_ERR == (int)IB_WC_BAD_RESP_ERR);
+static_assert((int)SROCE_WC_REM_INV_REQ_ERR == (int)IB_WC_REM_INV_REQ_ERR);
+static_assert((int)SROCE_WC_REM_ACCESS_ERR == (int)IB_WC_REM_ACCESS_ERR);
+static_assert((int)SROCE_WC_REM_OP_ERR == (int)IB_WC_REM_OP_ERR);
+static_assert((int)SROCE_WC_RETRY_EXC_ERR == (int)IB_WC_RETRY_EXC_ERR);
+static_assert((int)SROCE_WC_RNR_RETRY_EXC_ERR ==
+	      (int)IB_WC_RNR_RETRY_EXC_ERR);
+static_assert((int)SROCE_WC_GENERAL_ERR == (int)IB_WC_GENERAL_ERR);
+static_assert((int)SROCE_ACCESS_REMOTE_WRITE == (int)IB_ACCESS_REMOTE_WRITE);
+static_assert((int)SROCE_ACCESS_REMOTE_READ == (int)IB_ACCESS_REMOTE_READ);
+static_assert((int)SROCE_ACCESS_REMOTE_ATOMIC ==
+	      (int)IB_ACCESS_REMOTE_ATOMIC);
 
 u32 sroce_wc_opcode(u32 wr_opcode)
 {

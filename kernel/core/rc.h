@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * rc.h: the pure decisions of the reliable connected transport (IBTA vol. 1
+ * ch. 9.7), and the parts of them the unreliable connected transport shares.
+ *
+ * The engines (requester, responder, completer) keep every piece of state;
+ * these functions take plain values, return a decision, and at most update
+ * the small state structs defined here, which the engines own and lock.
+ * Nothing here allocates, locks, sleeps or touches an skb.
+ *
+ * Words used throughout:
+ *   pmtu  path MTU in bytes (256..4096). Values below 256, the smallest IBTA
+ *         MTU, are taken as 256, so that a bad value cannot divide by zero.
+ *   epsn  the responder's expected PSN.
+ *   una   the requester's oldest PSN not yet acknowledged (for an RDMA READ
+ *         partly answered: the PSN of the next READ response it waits for).
+ *   nxt   one past the highest PSN the requester has ever sent. A go-back-N
+ *         rewinds the requester's send cursor, not nxt, so responses to the
+ *         first transmission stay acceptable.
+ *
+ * The requester must keep nxt - una <= 2^23 (SROCE_RC_MAX_INFLIGHT), or
+ * neither side can tell an old PSN from a new one (psn.h orders PSNs by the
+ * shorter way round the 2^24 circle).
+ */
+#ifndef SROCE_CORE_RC_H
+#define SROCE_CORE_RC_H
+
+#include "core_types.h"
+#include "hdr.h"
+#include "opcode.h"
+#include "pkt.h"
+
+#define SROCE_RC_MIN_PMTU	256
+#define SROCE_RC_MAX_MSG	0x80000000U	/* 2^31 bytes, IBTA's limit */
+#define SROCE_RC_MAX_INFLIGHT	0x800000U	/* PSNs: the 2^23 half circle */
+#define SROCE_RC_ATOMIC_BYTES	8
+#define SROCE_RC_CREDITS_UNLIMITED	0xffffffffU
+
+/*
+ * Completion status of a work request. The values are those of the kernel's
+ * enum ib_wc_status (include/rdma/ib_verbs.h, checked against 6.1), so the
+ * glue can pass them through; it BUILD_BUG_ON()s every one of them.
+ */
+enum sroce_wc_status {
+	SROCE_WC_SUCCESS		= 0,
+	SROCE_WC_LOC_LEN_ERR		= 1,
+	SROCE_WC_LOC_QP_OP_ERR		= 2,
+	SROCE_WC_LOC_EEC_OP_ERR		= 3,
+	SROCE_WC_LOC_PROT_ERR		= 4,
+	SROCE_WC_WR_FLUSH_ERR		= 5,
+	SROCE_WC_MW_BIND_ERR		= 6,
+	SROCE_WC_BAD_RESP_ERR		= 7,
+	SROCE_WC_LOC_ACCESS_ERR		= 8,
+	SROCE_WC_REM_INV_REQ_ERR	= 9,
+	SROCE_WC_REM_ACCESS_ERR		= 10,
+	SROCE_WC_REM_OP_ERR		= 11,
+	SROCE_WC_RETRY_EXC_ERR		= 12,
+	SROCE_WC_RNR_RETRY_EXC_ERR	= 13,
+	SROCE_WC_LOC_RDD_VIOL_ERR	= 14,
+	SROCE_WC_REM_INV_RD_REQ_ERR	= 15,
+	SROCE_WC_REM_ABORT_ERR		= 16,
+	SROCE_WC_INV_EECN_ERR		= 17,
+	SROCE_WC_INV_EEC_STATE_ERR	= 18,
+	SROCE_WC_FATAL_ERR		= 19,
+	SROCE_WC_RESP_TIMEOUT_ERR	= 20,
+	SROCE_WC_GENERAL_ERR		= 21,
+};
+
+/*
+ * Remote access rights a request needs. The values are the kernel's
+ * IB_ACCESS_REMOTE_WRITE, _READ and _ATOMIC (= IB_UVERBS_ACCESS_*), so they
+ * can be tested directly against a QP's or an MR's access flags.
+ */
+enum sroce_rc_access {
+	SROCE_ACCESS_REMOTE_WRITE	= 1 << 1,
+	SROCE_ACCESS_REMOTE_READ	= 1 << 2,
+	SROCE_ACCESS_REMOTE_ATOMIC	= 1 << 3,
+};
+
+/* What a send work request asks the transport to do */
+enum sroce_rc_op {
+	SROCE_RC_OP_SEND,
+	SROCE_RC_OP_SEND_IMM,
+	SROCE_RC_OP_SEND_INV,		/* RC only */
+	SROCE_RC_OP_WRITE,
+	SROCE_RC_OP_WRITE_IMM,
+	SROCE_RC_OP_READ,		/* RC only */
+	SROCE_RC_OP_CMP_SWAP,		/* RC only */
+	SROCE_RC_OP_FETCH_ADD,		/* RC only */
+	SROCE_RC_OP_COUNT,
+};
+
+/* -- Requester: segmentation ------------------------------------------- */
+
+u32 sroce_rc_npkts(u32 len, u32 pmtu);
+u32 sroce_rc_payload(u32 len, u32 pmtu, u32 i);
+u32 sroce_rc_npsn(enum sroce_rc_op op, u32 len, u32 pmtu);
+u8 sroce_rc_opcode(enum sroce_qp_type qpt, enum sroce_rc_op op, bool first,
+		   bool last);
+bool sroce_rc_ackreq(enum sroce_qp_type qpt, bool last, u32 sent,
+		     u32 every_n);
+bool sroce_rc_atomic_ok(u64 va, u32 len);
+
+/* -- Responder --------------------------------------------------------- */
+
+/* Where a request's PSN stands against the expected PSN */
+enum sroce_rc_psn_verdict {
+	SROCE_RC_PSN_EXPECTED,		/* psn == epsn: check and execute */
+	SROCE_RC_PSN_DUPLICATE,		/* earlier: ACK again or replay */
+	SROCE_RC_PSN_NAK_SEQ,		/* later: send NAK PSN seq error(epsn) */
+	SROCE_RC_PSN_DROP,		/* later, and a NAK was sent already */
+};
+
+enum sroce_rc_psn_verdict sroce_rc_resp_psn(u32 psn, u32 epsn,
+					    bool *nak_sent);
+
+/**
+ * struct sroce_rc_resp_msg - the responder's message in progress
+ * @opcode: opcode of the last packet accepted if it left a message open
+ *          (FIRST or MIDDLE), SROCE_OPCODE_NONE between messages; start
+ *          with SROCE_OPCODE_NONE
+ * @resid: RDMA WRITE bytes still due in the open message (0 otherwise)
+ *
+ * Changed only by sroce_rc_resp_accept(). On UC, an engine that loses a
+ * packet of a message (PSN != epsn) resets it to SROCE_OPCODE_NONE, so that
+ * the rest of the message is dropped and the next FIRST or ONLY packet
+ * starts afresh (epsn is then taken from that packet), as rxe does.
+ */
+struct sroce_rc_resp_msg {
+	u8 opcode;
+	u32 resid;
+};
+
+/*
+ * What to do with a request whose PSN was expected. On UC, DROP also drops
+ * the rest of the message: the engine resets its sroce_rc_resp_msg.
+ */
+enum sroce_rc_req_verdict {
+	SROCE_RC_REQ_OK,		/* go on: access, resources, execute */
+	SROCE_RC_REQ_NAK_INVALID,	/* RC: NAK invalid request, QP error */
+	SROCE_RC_REQ_DROP,		/* drop silently, no NAK */
+};
+
+enum sroce_rc_req_verdict sroce_rc_resp_check(const struct sroce_rc_resp_msg *msg,
+					      const struct sroce_pkt *pkt,
+					      u32 reth_len, u32 pmtu,
+					      enum sroce_qp_type qpt);
+u32 sroce_rc_resp_accept(struct sroce_rc_resp_msg *msg,
+			 const struct sroce_pkt *pkt, u32 reth_len, u32 pmtu);
+u32 sroce_rc_access(u8 opcode);
+bool sroce_rc_ack_now(enum sroce_rc_psn_verdict verdict,
+		      const struct sroce_pkt *pkt, u32 unacked, u32 every_n);
+u32 sroce_rc_msn_next(u32 msn, u8 opcode);
+u8 sroce_rc_ack_syn(u32 credits);
+u32 sroce_rc_credits(u8 code);
+
+/* -- Completer --------------------------------------------------------- */
+
+/* Where a response's PSN stands against the window [una, nxt) */
+enum sroce_rc_window {
+	SROCE_RC_WIN_VALID,		/* in the window: process it */
+	SROCE_RC_WIN_STALE,		/* before una: a duplicate, ignore */
+	SROCE_RC_WIN_INVALID,		/* at or beyond nxt: never sent, ignore */
+};
+
+enum sroce_rc_window sroce_rc_comp_psn(u32 psn, u32 una, u32 nxt);
+
+/* What an AETH syndrome asks of the requester */
+enum sroce_rc_aeth_kind {
+	SROCE_RC_AETH_ACK,		/* acknowledged; credits */
+	SROCE_RC_AETH_RNR,		/* receiver not ready: wait, resend */
+	SROCE_RC_AETH_SEQ_ERR,		/* PSN sequence error: go back N */
+	SROCE_RC_AETH_FATAL,		/* complete with status, QP to error */
+};
+
+/**
+ * struct sroce_rc_aeth_info - an AETH syndrome, decoded
+ * @credits: ACK: credits granted, SROCE_RC_CREDITS_UNLIMITED for code 31
+ * @rnr_usec: RNR NAK: the least time to wait before resending
+ * @status: FATAL: the status of the work request the NAK is for
+ */
+struct sroce_rc_aeth_info {
+	u32 credits;
+	u32 rnr_usec;
+	enum sroce_wc_status status;
+};
+
+enum sroce_rc_aeth_kind sroce_rc_aeth_decode(u8 syndrome,
+					     struct sroce_rc_aeth_info *info);
+
+/**
+ * struct sroce_rc_wqe - an outstanding send work request, as the completer
+ *                       sees it
+ * @op: what it does
+ * @first_psn: the PSN of its first packet
+ * @len: its length in bytes (for atomics, anything)
+ */
+struct sroce_rc_wqe {
+	enum sroce_rc_op op;
+	u32 first_psn;
+	u32 len;
+};
+
+/* What one response means for the oldest outstanding work request */
+enum sroce_rc_comp_act {
+	SROCE_RC_COMP_DONE,	/* nothing more for this packet */
+	SROCE_RC_COMP_COMPLETE,	/* WQE acknowledged: complete, call again */
+	SROCE_RC_COMP_READ,	/* READ data at offset; maybe completes it */
+	SROCE_RC_COMP_ATOMIC,	/* atomic result: completes the WQE */
+	SROCE_RC_COMP_RETRY,	/* resend from una (sroce_rc_retry_nak()) */
+	SROCE_RC_COMP_RNR,	/* wait rnr_usec, resend from una */
+	SROCE_RC_COMP_ERROR,	/* complete with status, QP to error */
+};
+
+/**
+ * struct sroce_rc_comp_out - the details of a completer decision
+ * @una: the new oldest unacknowledged PSN (the old one if no progress)
+ * @offset: READ: where in the WQE's data the payload goes
+ * @complete: READ: this response is the last; complete the WQE
+ * @credits: the credits an ACK granted, SROCE_RC_CREDITS_UNLIMITED if none
+ *           were advertised or the packet was no plain ACK
+ * @rnr_usec: RNR: the least time to wait
+ * @status: ERROR: the WQE's completion status
+ */
+struct sroce_rc_comp_out {
+	u32 una;
+	u32 offset;
+	u8 complete;
+	u32 credits;
+	u32 rnr_usec;
+	enum sroce_wc_status status;
+};
+
+enum sroce_rc_comp_act sroce_rc_comp_step(const struct sroce_pkt *pkt,
+					  u8 syndrome, u32 una,
+					  const struct sroce_rc_wqe *wqe,
+					  u32 pmtu,
+					  struct sroce_rc_comp_out *out);
+
+/* -- Retry budget ------------------------------------------------------ */
+
+/**
+ * struct sroce_rc_retry - what is left of a QP's retries
+ * @retry_cnt: the QP's retry_cnt attribute, 0..7
+ * @rnr_retry: the QP's rnr_retry attribute, 0..7; 7 means no limit
+ * @retry_left: timeouts and sequence NAKs still allowed
+ * @rnr_left: RNR NAKs still allowed (unused when @rnr_retry is 7)
+ * @retrying: a resend is under way; further NAKs do not start another one
+ *
+ * Fill with sroce_rc_retry_init(); the other fields are the functions'.
+ */
+struct sroce_rc_retry {
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 retry_left;
+	u8 rnr_left;
+	u8 retrying;
+};
+
+/* What to do about a timeout or a NAK */
+enum sroce_rc_retry_act {
+	SROCE_RC_RETRY_GO,		/* resend from una */
+	SROCE_RC_RETRY_IGNORE,		/* a resend is under way already */
+	SROCE_RC_RETRY_EXCEEDED,	/* complete with error, QP to error */
+};
+
+#define SROCE_RC_RNR_INFINITE	7
+
+void sroce_rc_retry_init(struct sroce_rc_retry *r, u8 retry_cnt,
+			 u8 rnr_retry);
+enum sroce_rc_retry_act sroce_rc_retry_timeout(struct sroce_rc_retry *r);
+enum sroce_rc_retry_act sroce_rc_retry_nak(struct sroce_rc_retry *r);
+enum sroce_rc_retry_act sroce_rc_retry_rnr(struct sroce_rc_retry *r);
+void sroce_rc_retry_progress(struct sroce_rc_retry *r);
+
+/* -- Timers ------------------------------------------------------------ */
+
+#define SROCE_RC_TIMEOUT_MIN_CODE	8	/* 4.096 us << 8 = 1.048576 ms */
+#define SROCE_RC_TIMEOUT_MAX_CODE	31
+
+u64 sroce_rc_ack_timeout_ns(u8 timeout);
+
+#endif /* SROCE_CORE_RC_H */
