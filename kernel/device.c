@@ -315,7 +315,7 @@ static int sroce_check_link(const char *name, struct net_device *ndev)
 }
 
 /* Claim @ndev for @sdev; fails if another sroce device already has it. */
-static int sroce_dev_list_add(struct sroce_dev *sdev)
+static int sroce_dev_list_add(struct sroce_dev *sdev, const char *name)
 {
 	struct sroce_dev *other;
 	int err = 0;
@@ -324,7 +324,7 @@ static int sroce_dev_list_add(struct sroce_dev *sdev)
 	other = sroce_find_locked(sdev->ndev);
 	if (other) {
 		pr_err("%s: %s already has sroce device %s\n",
-		       sdev->ibdev.name, sdev->ndev->name,
+		       name, sdev->ndev->name,
 		       dev_name(&other->ibdev.dev));
 		err = -EEXIST;
 	} else {
@@ -382,7 +382,7 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	sroce_dev_init(sdev, ndev);
 	/* From here on, ib_dealloc_device() undoes everything. */
 
-	err = sroce_dev_list_add(sdev);
+	err = sroce_dev_list_add(sdev, ibdev_name);
 	if (err)
 		goto err_dealloc;
 

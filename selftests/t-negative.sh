@@ -52,7 +52,7 @@ ktap_check "rmmod rdma_rxe" rmmod rdma_rxe
 
 ktap_check "sroce0 on sdummy0" rdma link add sroce0 type sroce netdev sdummy0
 refused "second device on one netdev: EEXIST" 'File exists' \
-	'sdummy0 already has sroce device sroce0' \
+	'sroce1: sdummy0 already has sroce device sroce0' \
 	rdma link add sroce1 type sroce netdev sdummy0
 ktap_check "... and nothing left behind" nothing_left "sroce0/1 "
 refused "non-Ethernet netdev (lo): EOPNOTSUPP" 'Operation not supported' \

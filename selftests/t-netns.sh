@@ -50,4 +50,7 @@ ktap_expect "sroce_h1 unaffected" 'state ACTIVE' rdma link show sroce_h1/1
 ktap_check "rmmod sroce with a device in h1" rmmod sroce
 ktap_expect "rxe0 still ACTIVE after all that" 'state ACTIVE' rdma link show rxe0/1
 
+# Leave the host as found: rdma_rxe holds UDP 4791 while it is loaded.
+rdma link delete rxe0
+rmmod rdma_rxe
 ktap_finish

@@ -93,5 +93,7 @@ ktap_check "sroce client, rdma_rxe server (IPv4)" interop
 ktap_check "rdma_rxe client, sroce server (IPv4)" interop_rev
 host_exec 2 rdma link delete sroce_x
 rdma link delete rxe_v
+ip link del vrxe
+rmmod rdma_rxe	# it holds UDP 4791 while loaded
 
 ktap_finish
