@@ -41,7 +41,6 @@ struct sroce_net {
 	struct net *net;		/* NULL once the namespace is gone */
 	struct socket *sock4;
 	struct socket *sock6;
-	atomic64_t rx_dropped;		/* datagrams we could not use */
 	struct rcu_head rcu;
 };
 
@@ -54,17 +53,14 @@ static DEFINE_MUTEX(sroce_net_lock);
 
 /*
  * Receive hook for both sockets, in softirq context. Returning 0 means the
- * skb is ours. A datagram that arrived on a netdev with no sroce device is
- * counted here and dropped.
+ * skb is ours. A datagram that arrived on a netdev with no sroce device
+ * has no device to count it against: it is dropped.
  */
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
-	struct sroce_net *sn = rcu_dereference_sk_user_data(sk);
 	struct sroce_dev *sdev = sroce_dev_get_by_netdev(skb->dev);
 
 	if (!sdev) {
-		if (sn)
-			atomic64_inc(&sn->rx_dropped);
 		kfree_skb(skb);
 		return 0;
 	}

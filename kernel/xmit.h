@@ -5,6 +5,7 @@
 #ifndef SROCE_XMIT_H
 #define SROCE_XMIT_H
 
+#include <linux/hash.h>
 #include <linux/skbuff.h>
 
 struct sroce_av;

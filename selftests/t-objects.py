@@ -5,10 +5,10 @@ with unmodified python3-pyverbs: CQs (create, resize), MRs and their keys,
 QPs of every type through the state machine, SRQs, AHs; receive WQEs
 posted through the ring and flushed back through the CQ ring; limits and
 bad requests refused; nothing left behind."""
-import ipaddress
 import sys
 
 from ktap import Tests, sh
+from roce import ipv4_gid
 
 t = Tests()
 t.require_root()
@@ -29,9 +29,7 @@ DEV = 'sroce0'
 sh(f'rdma link add {DEV} type sroce netdev eth0')
 ctx = Context(name=DEV)
 pd = PD(ctx)
-gid_index = next(i for i in range(16)
-                 if ipaddress.IPv6Address(str(ctx.query_gid(1, i))).ipv4_mapped)
-gid = ctx.query_gid(1, gid_index)
+gid_index, gid = ipv4_gid(ctx)
 live = {}
 
 

@@ -14,6 +14,7 @@ import random
 import sys
 
 from ktap import Tests, sh
+from roce import ipv4_gid
 
 t = Tests()
 t.require_root()
@@ -37,9 +38,7 @@ GRH = 40
 sh(f'rdma link add {DEV} type sroce netdev eth0')
 ctx = Context(name=DEV)
 pd = PD(ctx)
-gidx = next(i for i in range(16)
-            if ipaddress.IPv6Address(str(ctx.query_gid(1, i))).ipv4_mapped)
-gid = ctx.query_gid(1, gidx)
+gidx, gid = ipv4_gid(ctx)
 my_ip = str(ipaddress.IPv6Address(str(gid)).ipv4_mapped)
 rnd = random.Random(int.from_bytes(os.urandom(4), 'little'))
 ACC = e.IBV_ACCESS_LOCAL_WRITE
