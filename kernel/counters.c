@@ -18,6 +18,14 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_RX_QKEY].name = "rx_drop_qkey",
 	[SROCE_CNT_RX_NO_WQE].name = "rx_drop_no_wqe",
 	[SROCE_CNT_RX_UNHANDLED].name = "rx_drop_unhandled",
+	[SROCE_CNT_TX_PACKETS].name = "tx_packets",
+	[SROCE_CNT_RC_TIMEOUTS].name = "rc_ack_timeouts",
+	[SROCE_CNT_RC_SEQ_NAK_RCVD].name = "rc_seq_naks_rcvd",
+	[SROCE_CNT_RC_RNR_NAK_RCVD].name = "rc_rnr_naks_rcvd",
+	[SROCE_CNT_RC_SEQ_NAK_SENT].name = "rc_seq_naks_sent",
+	[SROCE_CNT_RC_RNR_NAK_SENT].name = "rc_rnr_naks_sent",
+	[SROCE_CNT_RC_DUP_REQ].name = "rc_duplicate_requests",
+	[SROCE_CNT_RC_RETRY_EXC].name = "rc_retry_exceeded",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_desc) == SROCE_NUM_COUNTERS);

@@ -19,8 +19,16 @@ enum sroce_counter {
 	SROCE_CNT_RX_NO_QP,		/* no such QP, or not of that type */
 	SROCE_CNT_RX_QP_STATE,		/* QP not ready to receive */
 	SROCE_CNT_RX_QKEY,		/* UD: Q_Key violation */
-	SROCE_CNT_RX_NO_WQE,		/* UD: no receive WQE posted */
+	SROCE_CNT_RX_NO_WQE,		/* no receive WQE posted */
 	SROCE_CNT_RX_UNHANDLED,		/* valid, but not handled yet */
+	SROCE_CNT_TX_PACKETS,		/* handed to the network */
+	SROCE_CNT_RC_TIMEOUTS,		/* local ACK timer expired */
+	SROCE_CNT_RC_SEQ_NAK_RCVD,	/* NAK PSN sequence error received */
+	SROCE_CNT_RC_RNR_NAK_RCVD,	/* RNR NAK received */
+	SROCE_CNT_RC_SEQ_NAK_SENT,	/* NAK PSN sequence error sent */
+	SROCE_CNT_RC_RNR_NAK_SENT,	/* RNR NAK sent */
+	SROCE_CNT_RC_DUP_REQ,		/* duplicate requests answered */
+	SROCE_CNT_RC_RETRY_EXC,		/* WQEs failed: retries exhausted */
 	SROCE_NUM_COUNTERS
 };
 

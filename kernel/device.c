@@ -32,6 +32,7 @@
 #include "qp.h"
 #include "srq.h"
 #include "verbs.h"
+#include "xmit.h"
 
 #define SROCE_NAME_PREFIX	"sroce"
 #define SROCE_VENDOR_ID		0xffffff	/* no IEEE OUI: software */
@@ -232,6 +233,7 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 {
 	struct sroce_dev *sdev = to_sdev(ibdev);
 
+	sroce_loop_fini(sdev);
 	if (sdev->sn)
 		sroce_net_put(sdev->sn);
 	sdev->sn = NULL;
@@ -348,6 +350,7 @@ static void sroce_dev_init(struct sroce_dev *sdev, struct net_device *ndev)
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC);
 	mutex_init(&sdev->mcast_lock);
 	INIT_LIST_HEAD(&sdev->mcgs);
+	sroce_loop_init(sdev);
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;

@@ -7,7 +7,9 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/interrupt.h>
 #include <linux/netdevice.h>
+#include <linux/skbuff.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
@@ -44,6 +46,10 @@ struct sroce_dev {
 	atomic_t num_mr;
 
 	struct sroce_counters counters;
+
+	/* Packets to a local address, received from the tasklet. */
+	struct sk_buff_head loopq;
+	struct tasklet_struct loop;
 
 	struct mutex mcast_lock;	/* writers of mcgs */
 	struct list_head mcgs;		/* multicast groups, RCU */

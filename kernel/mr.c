@@ -244,3 +244,121 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
 	}
 	return err ? -EFAULT : 0;
 }
+
+/*
+ * Walk @len bytes at message offset @off of an SGE list, checking each
+ * piece against its MR, and copy it to or from @buf, or from @skb.
+ */
+static int sroce_sgl_walk(const struct sroce_sgl *l, u64 off, u32 len,
+			  u8 *buf, const struct sk_buff *skb,
+			  unsigned int skb_off, enum sroce_copy_dir dir)
+{
+	int access = dir == SROCE_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
+	u32 i;
+
+	for (i = 0; i < l->num && len; i++) {
+		const struct sroce_sge *g = &l->sge[i];
+		struct sroce_mr *mr;
+		u32 n;
+		int err;
+
+		if (off >= g->length) {
+			off -= g->length;
+			continue;
+		}
+		n = min_t(u64, len, g->length - off);
+		mr = sroce_mr_get(l->sdev, g->lkey);
+		if (!mr)
+			return -EACCES;
+		err = sroce_mr_check(mr, l->pd, g->addr + off, n, access);
+		if (!err && skb)
+			err = sroce_mr_copy_skb(mr, g->addr + off, skb, skb_off,
+						n);
+		else if (!err)
+			sroce_mr_copy(mr, g->addr + off, buf, n, dir);
+		sroce_mr_put(mr);
+		if (err)
+			return err;
+		if (buf)
+			buf += n;
+		skb_off += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -ENOSPC : 0;
+}
+
+/**
+ * sroce_sgl_copy() - copy between part of a message and a kernel buffer
+ * @l: the message's SGE list
+ * @off: offset in the message (the concatenation of the list)
+ * @buf: the buffer
+ * @len: bytes
+ * @dir: SROCE_TO_MR (needs local write access) or SROCE_FROM_MR
+ *
+ * Any context. Return: 0; -EACCES for a bad key, PD or access right;
+ * -EFAULT when an SGE lies outside its MR; -ENOSPC when the list is
+ * shorter than @off + @len.
+ */
+int sroce_sgl_copy(const struct sroce_sgl *l, u64 off, void *buf, u32 len,
+		   enum sroce_copy_dir dir)
+{
+	return sroce_sgl_walk(l, off, len, buf, NULL, 0, dir);
+}
+
+/**
+ * sroce_sgl_copy_skb() - copy bytes of an skb into part of a message
+ * @l: the message's SGE list
+ * @off: offset in the message
+ * @skb: the source
+ * @skb_off: offset in @skb, from skb->data
+ * @len: bytes
+ *
+ * Any context. Return: as sroce_sgl_copy().
+ */
+int sroce_sgl_copy_skb(const struct sroce_sgl *l, u64 off,
+		       const struct sk_buff *skb, unsigned int skb_off,
+		       u32 len)
+{
+	return sroce_sgl_walk(l, off, len, NULL, skb, skb_off, SROCE_TO_MR);
+}
+
+/**
+ * sroce_mr_atomic() - a 64-bit atomic operation on MR memory
+ * @mr: the region
+ * @iova: the word, checked by sroce_mr_check() for 8 bytes
+ * @cmp_swap: compare and swap; else fetch and add
+ * @cmp_add: the compare value, or the addend
+ * @swap: the swap value
+ * @orig: the word's value before the operation
+ *
+ * The operation is a real atomic on the page, so it is atomic against
+ * other QPs and against the CPUs of the process that owns the memory.
+ *
+ * Return: 0, or -EINVAL when the word is not 8-byte aligned in memory
+ * (an MR registered with an iova of another alignment than its address).
+ */
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
+		    u64 cmp_add, u64 swap, u64 *orig)
+{
+	u64 off = iova - mr->ibmr.iova + mr->offset;
+	u64 *p, old, prev;
+	u8 *va;
+
+	if (!mr->pages || (off & 7))
+		return -EINVAL;
+	va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
+	p = (u64 *)(va + offset_in_page(off));
+	if (cmp_swap) {
+		old = cmpxchg64(p, cmp_add, swap);
+	} else {
+		old = READ_ONCE(*p);
+		do {
+			prev = old;
+			old = cmpxchg64(p, prev, prev + cmp_add);
+		} while (old != prev);
+	}
+	kunmap_local(va);
+	*orig = old;
+	return 0;
+}

@@ -11,6 +11,7 @@
 #include <linux/skbuff.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/sroce-abi.h>
 
 struct sroce_dev;
 
@@ -51,5 +52,21 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		   enum sroce_copy_dir dir);
 int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
 		      const struct sk_buff *skb, unsigned int off, u32 len);
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
+		    u64 cmp_add, u64 swap, u64 *orig);
+
+/* The SGE list of a work request, and where its keys are looked up. */
+struct sroce_sgl {
+	struct sroce_dev *sdev;
+	struct ib_pd *pd;
+	const struct sroce_sge *sge;
+	u32 num;
+};
+
+int sroce_sgl_copy(const struct sroce_sgl *l, u64 off, void *buf, u32 len,
+		   enum sroce_copy_dir dir);
+int sroce_sgl_copy_skb(const struct sroce_sgl *l, u64 off,
+		       const struct sk_buff *skb, unsigned int skb_off,
+		       u32 len);
 
 #endif /* SROCE_MR_H */

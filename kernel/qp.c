@@ -14,6 +14,7 @@
 
 #include "core/psn.h"
 #include "core/rc.h"
+#include "comp.h"
 #include "cq.h"
 #include "device.h"
 #include "mcast.h"
@@ -126,6 +127,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	init_completion(&qp->free);
 	spin_lock_init(&qp->lock);
 	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->resp_lock);
 	spin_lock_init(&qp->rq_lock);
 	INIT_WORK(&qp->error_work, sroce_qp_error_work);
 	qp->state = IB_QPS_RESET;
@@ -136,6 +138,11 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_qp_init_queues(qp, &init->cap, srq, udata, &resp);
 	if (err)
 		goto err_count;
+	if (init->qp_type != IB_QPT_UD) {
+		err = sroce_req_init(qp);
+		if (err)
+			goto err_queues;
+	}
 
 	err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp,
 			      XA_LIMIT(SROCE_MIN_QPN, SROCE_QPN_MAX),
@@ -152,6 +159,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_qpn:
 	xa_erase(&sdev->qp_xa, qpn);
 err_queues:
+	if (init->qp_type != IB_QPT_UD)
+		sroce_req_cleanup(qp);
 	sroce_qp_destroy_queues(qp);
 err_count:
 	atomic_dec(&sdev->num_qp);
@@ -234,13 +243,23 @@ static void sroce_qp_flush_queue(struct sroce_qp *qp, struct sroce_queue *q,
 
 static void sroce_qp_flush(struct sroce_qp *qp)
 {
+	bool ud = qp->ibqp.qp_type == IB_QPT_UD;
+
 	spin_lock(&qp->sq_lock);
-	sroce_qp_flush_queue(qp, &qp->sq, to_scq(qp->ibqp.send_cq), true);
+	if (ud)
+		sroce_qp_flush_queue(qp, &qp->sq, to_scq(qp->ibqp.send_cq),
+				     true);
+	else
+		sroce_comp_flush(qp);
+	spin_lock(&qp->resp_lock);
+	if (!ud)
+		sroce_rcresp_flush(qp);
 	spin_lock(&qp->rq_lock);
 	if (!qp->ibqp.srq)
 		sroce_qp_flush_queue(qp, &qp->rq, to_scq(qp->ibqp.recv_cq),
 				     false);
 	spin_unlock(&qp->rq_lock);
+	spin_unlock(&qp->resp_lock);
 	spin_unlock(&qp->sq_lock);
 }
 
@@ -252,6 +271,13 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	spin_lock(&qp->sq_lock);
 	n = sroce_queue_pending(&qp->sq);
 	sroce_queue_consume(&qp->sq, n < 0 ? 0 : n);
+	if (qp->ibqp.qp_type != IB_QPT_UD) {
+		sroce_req_disarm(qp);
+		qp->req.head = qp->sq.index;
+		qp->req.cur = qp->sq.index;
+		qp->req.failed = false;
+		qp->resp.have_wqe = false;
+	}
 	spin_lock(&qp->rq_lock);
 	if (!qp->ibqp.srq) {
 		n = sroce_queue_pending(&qp->rq);
@@ -259,6 +285,22 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	}
 	spin_unlock(&qp->rq_lock);
 	spin_unlock(&qp->sq_lock);
+}
+
+/*
+ * A QP on an SRQ that enters the error state will take no more WQEs from
+ * it: IB_EVENT_QP_LAST_WQE_REACHED tells its user (IBTA 11.6.3.2).
+ */
+static void sroce_qp_last_wqe(struct sroce_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_LAST_WQE_REACHED,
+	};
+
+	if (qp->ibqp.srq && qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
 /**
@@ -272,15 +314,18 @@ void sroce_qp_error(struct sroce_qp *qp)
 		.element.qp = &qp->ibqp,
 		.event = IB_EVENT_QP_FATAL,
 	};
-	bool was;
+	bool was, dying;
 
 	spin_lock_bh(&qp->lock);
 	was = qp->state == IB_QPS_ERR;
+	dying = qp->dying;
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
 	sroce_qp_flush(qp);
 	spin_unlock_bh(&qp->lock);
-	if (!was && qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	if (was || dying || !qp->ibqp.event_handler)
+		return;
+	qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	sroce_qp_last_wqe(qp);
 }
 
 static void sroce_qp_error_work(struct work_struct *work)
@@ -397,6 +442,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 	enum ib_qp_state cur, new;
+	bool last_wqe = false;
+	struct net_device *ndev;
 	struct sroce_av av;
 	int err;
 
@@ -417,13 +464,26 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 
 	sroce_qp_apply_attr(qp, attr, mask, &av);
+	if (ibqp->qp_type != IB_QPT_UD && cur == IB_QPS_INIT &&
+	    new == IB_QPS_RTR) {
+		ndev = to_sdev(ibqp->device)->ndev;
+		qp->mtu = ib_mtu_enum_to_int(min(qp->path_mtu,
+						 sroce_active_mtu(ndev)));
+		sroce_rcresp_start(qp);
+	}
+	if (ibqp->qp_type != IB_QPT_UD && cur == IB_QPS_RTR &&
+	    new == IB_QPS_RTS)
+		sroce_req_start(qp);
 	WRITE_ONCE(qp->state, new);
 	if (new == IB_QPS_RESET)
 		sroce_qp_reset(qp);
 	else if (new == IB_QPS_ERR)
 		sroce_qp_flush(qp);
+	last_wqe = new == IB_QPS_ERR && cur != IB_QPS_ERR;
 out:
 	spin_unlock_bh(&qp->lock);
+	if (last_wqe)
+		sroce_qp_last_wqe(qp);
 	return err;
 }
 
@@ -488,12 +548,19 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
 
+	spin_lock_bh(&qp->lock);
+	qp->dying = true;
+	spin_unlock_bh(&qp->lock);
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
 	sroce_mcast_qp_gone(qp);
+	if (ibqp->qp_type != IB_QPT_UD)
+		sroce_req_stop(qp);
 	/* The core frees the QP on return: let lookups that found it end. */
 	synchronize_rcu();
 	kref_put(&qp->ref, sroce_qp_release);
 	wait_for_completion(&qp->free);
+	if (ibqp->qp_type != IB_QPT_UD)
+		sroce_req_cleanup(qp);
 	sroce_qp_destroy_queues(qp);
 	atomic_dec(&sdev->num_qp);
 	return 0;

@@ -13,12 +13,12 @@
 
 #include "av.h"
 #include "queue.h"
+#include "rcresp.h"
+#include "req.h"
 
 #define SROCE_MAX_QP		0x10000
 #define SROCE_MAX_QP_WR		0x4000
-#define SROCE_MAX_SGE		32
 #define SROCE_MAX_INLINE	512
-#define SROCE_MAX_RD_ATOMIC	16
 #define SROCE_MIN_QPN		16	/* below: reserved (QP0, QP1) */
 
 struct sroce_qp {
@@ -27,7 +27,8 @@ struct sroce_qp {
 	struct completion free;
 	spinlock_t lock;		/* state and attributes (outermost) */
 	spinlock_t sq_lock;		/* the requester; then rq_lock */
-	spinlock_t rq_lock;		/* the responder */
+	spinlock_t resp_lock;		/* the RC/UC responder; then rq_lock */
+	spinlock_t rq_lock;		/* the receive ring */
 
 	enum ib_qp_state state;
 	bool user;
@@ -52,7 +53,12 @@ struct sroce_qp {
 	u8 max_rd_atomic;
 	u8 max_dest_rd_atomic;
 	bool sq_draining;
+	bool dying;			/* being destroyed: no more events */
+	u32 mtu;			/* path MTU in bytes, for RC and UC */
 	struct sroce_av av;
+
+	struct sroce_req req;		/* RC, UC: under sq_lock */
+	struct sroce_resp resp;		/* RC, UC: under rq_lock */
 
 	struct work_struct error_work;	/* sroce_qp_error_async() */
 };

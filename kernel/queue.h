@@ -10,6 +10,9 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/sroce-abi.h>
 
+/* SGEs a send or receive WQE may hold */
+#define SROCE_MAX_SGE		32
+
 struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
 	void *vaddr;			/* vmalloc_user memory, freed with us */

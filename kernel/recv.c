@@ -4,8 +4,9 @@
  * received it: the IP header sroce can compute an ICRC over, the packet's
  * structure (core/pkt.c) and its ICRC (core/icrc.c). Each refusal is
  * counted. A packet that passes every check is counted as received and
- * goes to the engine for its opcode; those without one yet (all but UD
- * sends) are counted as unhandled.
+ * goes to the engine for its opcode: UD sends to resp.c (or mcast.c),
+ * RC and UC requests to rcresp.c, RC responses to comp.c. Packets without
+ * an engine yet (CNPs) are counted as unhandled.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -15,9 +16,12 @@
 #include "core/icrc.h"
 #include "core/opcode.h"
 #include "core/pkt.h"
+#include "comp.h"
 #include "counters.h"
 #include "device.h"
 #include "mcast.h"
+#include "qp.h"
+#include "rcresp.h"
 #include "recv.h"
 #include "resp.h"
 
@@ -66,6 +70,25 @@ static enum sroce_counter sroce_pkt_counter(enum sroce_pkt_err err)
 	default:
 		return SROCE_CNT_RX_SHORT;
 	}
+}
+
+/* An RC or UC packet: to the responder or the completer of its QP. */
+static void sroce_rcv_connected(struct sroce_dev *sdev, struct sk_buff *skb,
+				const struct sroce_pkt *pkt)
+{
+	u8 transport = pkt->bth.opcode & SROCE_OPCODE_TRANSPORT_MASK;
+	struct sroce_qp *qp = sroce_qp_get(sdev, pkt->bth.dqpn);
+	enum ib_qp_type want;
+
+	want = transport == SROCE_OPCODE_RC ? IB_QPT_RC : IB_QPT_UC;
+	if (!qp || qp->ibqp.qp_type != want)
+		sroce_count(&sdev->counters, SROCE_CNT_RX_NO_QP);
+	else if (pkt->flags & SROCE_OPF_RESP)
+		sroce_comp_rcv(sdev, qp, skb, pkt);
+	else
+		sroce_rcresp_rcv(sdev, qp, skb, pkt);
+	if (qp)
+		sroce_qp_put(qp);
 }
 
 /**
@@ -121,7 +144,10 @@ void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 			sroce_resp_ud(sdev, skb, &pkt);
 		break;
 	default:
-		sroce_count(c, SROCE_CNT_RX_UNHANDLED);
+		if (pkt.flags & SROCE_OPF_CNP)
+			sroce_count(c, SROCE_CNT_RX_UNHANDLED);
+		else
+			sroce_rcv_connected(sdev, skb, &pkt);
 		break;
 	}
 	consume_skb(skb);

@@ -2,17 +2,21 @@
 /*
  * req.c: the requester. The provider rings the doorbell (a POST_SEND
  * command with no work requests) after filling the send ring; the kernel
- * turns the new WQEs into packets in that same system call.
+ * turns the new WQEs into packets in that same system call, and sends the
+ * rest (a window's worth at a time) from the softirq in which the ACKs
+ * arrive (comp.c).
  *
- * UD sends are done: one packet per WQE, completed when handed to the
- * network, as on hardware. RC and UC (reliable delivery, segmentation,
- * RDMA and atomics) are not there yet: their doorbell fails with
- * EOPNOTSUPP.
+ * UD: one packet per WQE, completed when handed to the network, as on
+ * hardware. UC: a message is segmented at the path MTU and completed when
+ * its last packet is sent. RC: the same, plus RDMA READ and atomics; a WQE
+ * completes when acknowledged (comp.c), and go-back-N resends from the
+ * oldest unacknowledged PSN after a NAK or the ACK timeout.
  */
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
 
 #include "av.h"
+#include "comp.h"
 #include "core/hdr.h"
 #include "core/opcode.h"
 #include "core/psn.h"
@@ -22,6 +26,15 @@
 #include "qp.h"
 #include "req.h"
 #include "xmit.h"
+
+/*
+ * RC: PSNs in flight before the requester waits for ACKs (a READ or a new
+ * WQE at the head of the queue may always start). UC has no ACKs and no
+ * window: it sends as fast as it is asked to.
+ */
+#define SROCE_REQ_WINDOW	128
+/* Ask for an ACK at least this often inside long messages. */
+#define SROCE_REQ_ACKREQ_EVERY	32
 
 /* A send WQE copied out of the ring, never read twice from there. */
 struct sroce_swqe {
@@ -62,48 +75,51 @@ static int sroce_req_fetch(struct sroce_qp *qp, struct sroce_swqe *s)
 	return 0;
 }
 
-static u32 sroce_swqe_len(const struct sroce_swqe *s)
+static u64 sroce_swqe_len(const struct sroce_send_wqe *w,
+			  const struct sroce_sge *sge)
 {
 	u64 len = 0;
 	u32 i;
 
-	if (s->w.send_flags & SROCE_SEND_INLINE)
-		return s->w.inline_len;
-	for (i = 0; i < s->w.num_sge; i++)
-		len += s->sge[i].length;
-	return len > U32_MAX ? U32_MAX : len;
+	if (w->send_flags & SROCE_SEND_INLINE)
+		return w->inline_len;
+	for (i = 0; i < w->num_sge; i++)
+		len += sge[i].length;
+	return len;
 }
 
-/* Gather the payload into @buf; IB_WC_SUCCESS or the error status. */
-static enum ib_wc_status sroce_req_gather(struct sroce_qp *qp,
-					  const struct sroce_swqe *s, u8 *buf)
+/*
+ * Gather @len bytes at message offset @off of the WQE in ring slot @idx,
+ * whose checked header is @w: from its inline data, or from its SGE list,
+ * read from the ring once more and checked against the MRs again.
+ * Return: IB_WC_SUCCESS or the error status.
+ */
+static enum ib_wc_status sroce_req_gather(struct sroce_qp *qp, u32 idx,
+					  const struct sroce_send_wqe *w,
+					  u32 off, u8 *buf, u32 len)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	u32 i;
+	const u8 *slot = sroce_queue_slot(&qp->sq, idx) + sizeof(*w);
+	struct sroce_sge sge[SROCE_MAX_SGE];
+	struct sroce_sgl l = {
+		.sdev = to_sdev(qp->ibqp.device),
+		.pd = qp->ibqp.pd,
+		.sge = sge,
+		.num = w->num_sge,
+	};
+	int err;
 
-	if (s->w.send_flags & SROCE_SEND_INLINE) {
-		memcpy(buf, sroce_queue_slot(&qp->sq, qp->sq.index) +
-		       sizeof(s->w), s->w.inline_len);
+	if (!len)
+		return IB_WC_SUCCESS;
+	if (w->send_flags & SROCE_SEND_INLINE) {
+		/* The length was checked against the slot when fetched. */
+		memcpy(buf, slot + off, len);
 		return IB_WC_SUCCESS;
 	}
-	for (i = 0; i < s->w.num_sge; i++) {
-		const struct sroce_sge *g = &s->sge[i];
-		struct sroce_mr *mr;
-
-		if (!g->length)
-			continue;
-		mr = sroce_mr_get(sdev, g->lkey);
-		if (!mr)
-			return IB_WC_LOC_PROT_ERR;
-		if (sroce_mr_check(mr, qp->ibqp.pd, g->addr, g->length, 0)) {
-			sroce_mr_put(mr);
-			return IB_WC_LOC_PROT_ERR;
-		}
-		sroce_mr_copy(mr, g->addr, buf, g->length, SROCE_FROM_MR);
-		sroce_mr_put(mr);
-		buf += g->length;
-	}
-	return IB_WC_SUCCESS;
+	memcpy(sge, slot, w->num_sge * sizeof(sge[0]));
+	err = sroce_sgl_copy(&l, off, buf, len, SROCE_FROM_MR);
+	if (err == -ENOSPC)
+		return IB_WC_LOC_LEN_ERR;
+	return err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 }
 
 /* The AV of AH number @num if it is in the QP's PD. */
@@ -129,12 +145,13 @@ static enum ib_wc_status sroce_req_ud_one(struct sroce_qp *qp,
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	bool imm = s->w.opcode == IB_UVERBS_WR_SEND_WITH_IMM;
-	u32 len = sroce_swqe_len(s), hdr, pad;
+	u64 len = sroce_swqe_len(&s->w, s->sge);
 	enum ib_wc_status status;
 	struct sroce_bth bth = {};
 	struct sroce_deth deth = {};
 	struct sk_buff *skb;
 	struct sroce_av av;
+	u32 hdr, pad;
 	u8 *p;
 
 	if (s->w.opcode != IB_UVERBS_WR_SEND && !imm)
@@ -146,7 +163,7 @@ static enum ib_wc_status sroce_req_ud_one(struct sroce_qp *qp,
 
 	hdr = SROCE_BTH_BYTES + SROCE_DETH_BYTES + (imm ? SROCE_IMMDT_BYTES : 0);
 	pad = -len & 3;
-	skb = sroce_skb_alloc(sdev, &av, hdr + len + pad, GFP_KERNEL);
+	skb = sroce_skb_alloc(sdev, &av, hdr + len + pad, GFP_ATOMIC);
 	if (!skb)
 		return IB_WC_LOC_QP_OP_ERR;
 	p = skb->data;
@@ -167,7 +184,7 @@ static enum ib_wc_status sroce_req_ud_one(struct sroce_qp *qp,
 		memcpy(p + SROCE_BTH_BYTES + SROCE_DETH_BYTES, &s->w.ex.imm_data,
 		       SROCE_IMMDT_BYTES);
 
-	status = sroce_req_gather(qp, s, p + hdr);
+	status = sroce_req_gather(qp, qp->sq.index, &s->w, 0, p + hdr, len);
 	if (status != IB_WC_SUCCESS) {
 		kfree_skb(skb);
 		return status;
@@ -175,7 +192,7 @@ static enum ib_wc_status sroce_req_ud_one(struct sroce_qp *qp,
 	memset(p + hdr + len, 0, pad);
 	qp->sq_psn = sroce_psn_next(qp->sq_psn);
 	/* A datagram lost on the way is not an error of the sender. */
-	sroce_xmit(sdev, &av, sroce_sport(qp->ibqp.qp_num), skb);
+	sroce_qp_xmit(qp, &av, skb);
 	return IB_WC_SUCCESS;
 }
 
@@ -208,25 +225,434 @@ static bool sroce_req_ud(struct sroce_qp *qp)
 	return ok;
 }
 
+/* -- RC and UC ---------------------------------------------------------- */
+
+/**
+ * sroce_req_init() - allocate the send state of a new RC or UC QP
+ * @qp: the QP, its send ring allocated
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int sroce_req_init(struct sroce_qp *qp)
+{
+	struct sroce_req *rq = &qp->req;
+
+	rq->wqe = kvcalloc(sroce_queue_entries(&qp->sq), sizeof(*rq->wqe),
+			   GFP_KERNEL);
+	if (!rq->wqe)
+		return -ENOMEM;
+	timer_setup(&rq->timer, sroce_comp_timer, 0);
+	return 0;
+}
+
+/* Free it; the timer is stopped (sroce_req_stop()). */
+void sroce_req_cleanup(struct sroce_qp *qp)
+{
+	kvfree(qp->req.wqe);
+}
+
+/**
+ * sroce_req_start() - the QP enters RTS from RTR: start from sq_psn
+ * @qp: the QP; qp->lock held
+ */
+void sroce_req_start(struct sroce_qp *qp)
+{
+	struct sroce_req *rq = &qp->req;
+
+	spin_lock(&qp->sq_lock);
+	rq->head = qp->sq.index;
+	rq->cur = qp->sq.index;
+	rq->cur_pkt = 0;
+	rq->psn = qp->sq_psn;
+	rq->next_psn = qp->sq_psn;
+	rq->una = qp->sq_psn;
+	rq->nxt = qp->sq_psn;
+	rq->rd_atomic = 0;
+	rq->unasked = 0;
+	rq->mtu = qp->mtu;
+	rq->timeout_ns = sroce_rc_ack_timeout_ns(qp->timeout);
+	sroce_rc_retry_init(&rq->retry, qp->retry_cnt, qp->rnr_retry);
+	rq->rnr_wait = false;
+	rq->failed = false;
+	spin_unlock(&qp->sq_lock);
+}
+
+/**
+ * sroce_req_arm() - (re)start the QP's timer
+ * @qp: the QP; sq_lock held
+ * @ns: from now
+ *
+ * An armed timer holds a reference on the QP.
+ */
+void sroce_req_arm(struct sroce_qp *qp, u64 ns)
+{
+	if (qp->req.dying)
+		return;
+	if (!mod_timer(&qp->req.timer, jiffies + nsecs_to_jiffies(ns) + 1))
+		kref_get(&qp->ref);
+}
+
+/* Stop the timer if it is armed; sq_lock held. */
+void sroce_req_disarm(struct sroce_qp *qp)
+{
+	if (del_timer(&qp->req.timer))
+		sroce_qp_put(qp);
+}
+
+/**
+ * sroce_req_stop() - the QP is being destroyed: stop the timer for good
+ * @qp: the QP; no lock held
+ */
+void sroce_req_stop(struct sroce_qp *qp)
+{
+	spin_lock_bh(&qp->sq_lock);
+	qp->req.dying = true;
+	spin_unlock_bh(&qp->sq_lock);
+	if (del_timer_sync(&qp->req.timer))
+		sroce_qp_put(qp);
+}
+
+static enum sroce_rc_op sroce_req_op(u32 opcode)
+{
+	switch (opcode) {
+	case IB_UVERBS_WR_SEND:
+		return SROCE_RC_OP_SEND;
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+		return SROCE_RC_OP_SEND_IMM;
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		return SROCE_RC_OP_SEND_INV;
+	case IB_UVERBS_WR_RDMA_WRITE:
+		return SROCE_RC_OP_WRITE;
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		return SROCE_RC_OP_WRITE_IMM;
+	case IB_UVERBS_WR_RDMA_READ:
+		return SROCE_RC_OP_READ;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+		return SROCE_RC_OP_CMP_SWAP;
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		return SROCE_RC_OP_FETCH_ADD;
+	default:
+		return SROCE_RC_OP_COUNT;
+	}
+}
+
+static enum sroce_qp_type sroce_req_qpt(struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC ? SROCE_QPT_RC : SROCE_QPT_UC;
+}
+
+/*
+ * Take the next WQE from the ring into e, check it, and give it its PSNs.
+ * A WQE that cannot be sent gets an error status; it completes with it
+ * when every WQE before it has.
+ */
+static void sroce_req_take(struct sroce_qp *qp, struct sroce_sq_wqe *e)
+{
+	struct sroce_req *rq = &qp->req;
+	const u8 *slot = sroce_queue_slot(&qp->sq, qp->sq.index);
+	u32 room = qp->sq.stride - sizeof(e->w);
+	struct sroce_sge sge[SROCE_MAX_SGE];
+	u64 len = 0;
+
+	memcpy(&e->w, slot, sizeof(e->w));
+	e->op = sroce_req_op(e->w.opcode);
+	e->status = IB_WC_SUCCESS;
+	if (e->w.send_flags & SROCE_SEND_INLINE) {
+		if (e->w.inline_len > min(room, qp->max_inline) ||
+		    sroce_rc_op_rdatm(e->op))
+			e->status = IB_WC_LOC_QP_OP_ERR;
+		e->w.num_sge = 0;
+		len = e->w.inline_len;
+	} else if (e->w.num_sge > qp->max_send_sge) {
+		e->status = IB_WC_LOC_QP_OP_ERR;
+	} else {
+		memcpy(sge, slot + sizeof(e->w),
+		       e->w.num_sge * sizeof(sge[0]));
+		len = sroce_swqe_len(&e->w, sge);
+	}
+	if (sroce_rc_opcode(sroce_req_qpt(qp), e->op, true, true) ==
+	    SROCE_OPCODE_NONE)
+		e->status = IB_WC_LOC_QP_OP_ERR;
+	else if (len > SROCE_RC_MAX_MSG)
+		e->status = IB_WC_LOC_LEN_ERR;
+	else if ((e->op == SROCE_RC_OP_CMP_SWAP ||
+		  e->op == SROCE_RC_OP_FETCH_ADD) &&
+		 len != SROCE_RC_ATOMIC_BYTES)
+		e->status = IB_WC_LOC_LEN_ERR;
+	e->len = e->status ? 0 : len;
+	e->npsn = sroce_rc_npsn(e->op, e->len, rq->mtu);
+	e->first_psn = rq->next_psn;
+	if (!e->status)
+		rq->next_psn = sroce_psn_add(rq->next_psn, e->npsn);
+	qp->sq.index++;
+}
+
+/* Header bytes of one request packet after the BTH. */
+static u32 sroce_req_ext_len(u8 opcode)
+{
+	return sroce_opcode_hdr_len(opcode) - SROCE_BTH_BYTES;
+}
+
+/*
+ * Build and send packet k of the WQE in slot @idx. Return: IB_WC_SUCCESS,
+ * or the WQE's error status (nothing was sent).
+ */
+static enum ib_wc_status sroce_req_packet(struct sroce_qp *qp, u32 idx,
+					  struct sroce_sq_wqe *e, u32 k)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	enum sroce_qp_type qpt = sroce_req_qpt(qp);
+	struct sroce_req *rq = &qp->req;
+	u32 mtu = rq->mtu, npkts = sroce_rc_npkts(e->len, mtu);
+	bool rdatm = sroce_rc_op_rdatm(e->op);
+	bool first = rdatm || !k, last = rdatm || k == npkts - 1;
+	u32 paylen = rdatm ? 0 : sroce_rc_payload(e->len, mtu, k);
+	u32 pad = -paylen & 3, off;
+	enum ib_wc_status status;
+	struct sroce_bth bth = {};
+	struct sk_buff *skb;
+	u8 opcode, *p;
+
+	opcode = sroce_rc_opcode(qpt, e->op, first, last);
+	off = SROCE_BTH_BYTES + sroce_req_ext_len(opcode);
+	skb = sroce_skb_alloc(sdev, &qp->av, off + paylen + pad, GFP_ATOMIC);
+	if (!skb)
+		return IB_WC_LOC_QP_OP_ERR;
+	p = skb->data;
+
+	bth.opcode = opcode;
+	bth.se = last && (e->w.send_flags & SROCE_SEND_SOLICITED);
+	bth.pad = pad;
+	bth.pkey = IB_DEFAULT_PKEY_FULL;
+	bth.dqpn = qp->dest_qpn;
+	bth.psn = rq->psn;
+	bth.ackreq = sroce_rc_ackreq(qpt, last, rq->unasked,
+				     SROCE_REQ_ACKREQ_EVERY);
+	sroce_bth_encode(&bth, p);
+	p += SROCE_BTH_BYTES;
+
+	if (sroce_opcode_flags(opcode) & SROCE_OPF_RETH) {
+		struct sroce_reth reth = {
+			.va = e->w.wr.rdma.remote_addr,
+			.rkey = e->w.wr.rdma.rkey,
+			.len = e->len,
+		};
+
+		/* A READ resent for its missing part asks only for that. */
+		if (e->op == SROCE_RC_OP_READ) {
+			reth.va += (u64)k * mtu;
+			reth.len -= k * mtu;
+		}
+		sroce_reth_encode(&reth, p);
+		p += SROCE_RETH_BYTES;
+	}
+	if (sroce_opcode_flags(opcode) & SROCE_OPF_ATMETH) {
+		struct sroce_atmeth atm = {
+			.va = e->w.wr.atomic.remote_addr,
+			.rkey = e->w.wr.atomic.rkey,
+			.swap_add = e->op == SROCE_RC_OP_CMP_SWAP ?
+				    e->w.wr.atomic.swap :
+				    e->w.wr.atomic.compare_add,
+			.compare = e->w.wr.atomic.compare_add,
+		};
+
+		sroce_atmeth_encode(&atm, p);
+		p += SROCE_ATMETH_BYTES;
+	}
+	if (sroce_opcode_flags(opcode) & SROCE_OPF_IMMDT) {
+		memcpy(p, &e->w.ex.imm_data, SROCE_IMMDT_BYTES);
+		p += SROCE_IMMDT_BYTES;
+	}
+	if (sroce_opcode_flags(opcode) & SROCE_OPF_IETH) {
+		struct sroce_ieth ieth = { .rkey = e->w.ex.invalidate_rkey };
+
+		sroce_ieth_encode(&ieth, p);
+		p += SROCE_IETH_BYTES;
+	}
+
+	status = sroce_req_gather(qp, idx, &e->w, k * mtu, p, paylen);
+	if (status != IB_WC_SUCCESS) {
+		kfree_skb(skb);
+		return status;
+	}
+	memset(p + paylen, 0, pad);
+	rq->unasked = bth.ackreq ? 0 : rq->unasked + 1;
+	/* A packet lost on the way is resent after the ACK timeout. */
+	sroce_qp_xmit(qp, &qp->av, skb);
+	return IB_WC_SUCCESS;
+}
+
+/* May the next packet go now? */
+static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_sq_wqe *e)
+{
+	struct sroce_req *rq = &qp->req;
+	bool room = qp->ibqp.qp_type == IB_QPT_UC ||
+		    sroce_psn_sub(rq->psn, rq->una) < SROCE_REQ_WINDOW;
+
+	if (rq->cur_pkt)
+		return room;
+	if (sroce_rc_op_rdatm(e->op) &&
+	    rq->rd_atomic >= max_t(u32, qp->max_rd_atomic, 1))
+		return false;
+	if ((e->w.send_flags & SROCE_SEND_FENCE) && rq->rd_atomic)
+		return false;
+	return rq->cur == rq->head || room;
+}
+
+/**
+ * sroce_req_send() - send what may be sent
+ * @qp: an RC or UC QP; sq_lock held, bottom halves off
+ *
+ * Takes new WQEs from the ring, sends packets from the cursor until the
+ * window, the READ/atomic limit or a fence stops it, and keeps the ACK
+ * timer running while anything is unacknowledged. On UC each WQE
+ * completes when its last packet is sent. A WQE that fails locally stops
+ * the requester (rq->failed); the completer completes it in its turn.
+ */
+void sroce_req_send(struct sroce_qp *qp)
+{
+	struct sroce_req *rq = &qp->req;
+	u32 mask = sroce_queue_entries(&qp->sq) - 1;
+	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
+
+	while (!rq->failed && !rq->rnr_wait &&
+	       READ_ONCE(qp->state) == IB_QPS_RTS) {
+		struct sroce_sq_wqe *e;
+		enum ib_wc_status status;
+		u32 npkts;
+
+		if (rq->cur == qp->sq.index) {
+			/* The WQEs are written before prod is. */
+			u32 prod = smp_load_acquire(&qp->sq.ring->prod);
+
+			if (prod == qp->sq.index)
+				break;
+			if (prod - rq->head > mask + 1) {
+				/* Userspace broke its ring. */
+				rq->failed = true;
+				break;
+			}
+			sroce_req_take(qp, &rq->wqe[qp->sq.index & mask]);
+		}
+		e = &rq->wqe[rq->cur & mask];
+		if (e->status) {
+			rq->failed = true;
+			break;
+		}
+		if (!sroce_req_may_send(qp, e))
+			break;
+
+		status = sroce_req_packet(qp, rq->cur, e, rq->cur_pkt);
+		if (status != IB_WC_SUCCESS) {
+			e->status = status;
+			rq->failed = true;
+			break;
+		}
+		npkts = sroce_rc_op_rdatm(e->op) ? 1 :
+			sroce_rc_npkts(e->len, rq->mtu);
+		if (++rq->cur_pkt < npkts) {
+			rq->psn = sroce_psn_next(rq->psn);
+		} else {
+			if (sroce_rc_op_rdatm(e->op))
+				rq->rd_atomic++;
+			rq->psn = sroce_psn_add(e->first_psn, e->npsn);
+			rq->cur++;
+			rq->cur_pkt = 0;
+		}
+		if (sroce_psn_after(rq->psn, rq->nxt))
+			rq->nxt = rq->psn;
+		if (uc && !rq->cur_pkt) {
+			rq->una = rq->psn;
+			sroce_comp_retire(qp, e, IB_WC_SUCCESS);
+		}
+	}
+	if (!uc && !rq->rnr_wait && rq->timeout_ns && rq->una != rq->nxt &&
+	    !timer_pending(&rq->timer))
+		sroce_req_arm(qp, rq->timeout_ns);
+}
+
+/**
+ * sroce_req_seek() - move the send cursor to a PSN
+ * @qp: the QP; sq_lock held
+ * @psn: the PSN to send next: una, after a NAK, a timeout, an RNR NAK, or
+ *	 when ACKs overtook the cursor
+ */
+void sroce_req_seek(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *rq = &qp->req;
+	u32 mask = sroce_queue_entries(&qp->sq) - 1;
+	u32 idx = rq->head, rd = 0;
+
+	for (; idx != qp->sq.index; idx++) {
+		struct sroce_sq_wqe *e = &rq->wqe[idx & mask];
+		u32 end = sroce_psn_add(e->first_psn, e->npsn);
+
+		if (e->status || sroce_psn_before(psn, end))
+			break;
+		if (sroce_rc_op_rdatm(e->op))
+			rd++;
+	}
+	rq->cur = idx;
+	rq->cur_pkt = 0;
+	rq->psn = psn;
+	if (idx != qp->sq.index && !rq->wqe[idx & mask].status) {
+		struct sroce_sq_wqe *e = &rq->wqe[idx & mask];
+
+		/* A READ's "packet" is where its resent request starts. */
+		if (sroce_psn_after(psn, e->first_psn))
+			rq->cur_pkt = sroce_psn_sub(psn, e->first_psn);
+		else
+			rq->psn = e->first_psn;
+	}
+	rq->rd_atomic = rd;
+	rq->unasked = 0;
+}
+
+/**
+ * sroce_req_doorbell() - process what userspace posted to a send queue
+ * @qp: the QP
+ *
+ * Return: 0.
+ */
+int sroce_req_doorbell(struct sroce_qp *qp)
+{
+	bool failed;
+
+	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+		/* In the error state, what was just posted is flushed. */
+		sroce_qp_error(qp);
+		return 0;
+	}
+	if (qp->ibqp.qp_type == IB_QPT_UD) {
+		if (!sroce_req_ud(qp))
+			sroce_qp_error(qp);
+		return 0;
+	}
+	spin_lock_bh(&qp->sq_lock);
+	sroce_req_send(qp);
+	failed = sroce_comp_failed(qp);
+	spin_unlock_bh(&qp->sq_lock);
+	if (failed)
+		sroce_qp_error(qp);
+	return 0;
+}
+
 /**
  * sroce_post_send() - the send doorbell
  * @ibqp: the QP
  * @wr: NULL: userspace posts through the ring
  * @bad_wr: unused
  *
- * Return: 0, or -EOPNOTSUPP for what is not there yet.
+ * Return: 0, or -EOPNOTSUPP for kernel work requests.
  */
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
-	if (!qp->user || wr || ibqp->qp_type != IB_QPT_UD)
+	if (!qp->user || wr)
 		return -EOPNOTSUPP;
-	/* In the error state, what was just posted is flushed at once. */
-	if (READ_ONCE(qp->state) == IB_QPS_ERR || !sroce_req_ud(qp))
-		sroce_qp_error(qp);
-	return 0;
+	return sroce_req_doorbell(qp);
 }
 
 /**

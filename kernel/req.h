@@ -1,11 +1,76 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * req.h: the requester: send WQEs into packets.
+ * req.h: the requester: send WQEs to packets, for all QP types, and the
+ * send-side state of RC and UC QPs that the completer (comp.c) shares.
  */
 #ifndef SROCE_REQ_H
 #define SROCE_REQ_H
 
+#include <linux/timer.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/sroce-abi.h>
+
+#include "core/rc.h"
+
+struct sroce_qp;
+
+/*
+ * A send WQE of an RC or UC QP, copied out of the ring and checked once
+ * when the requester first takes it. The ring slot stays allocated (the
+ * provider does not reuse it) until the WQE completes; only its data (the
+ * SGE list or the inline bytes) is read from the ring again, and checked
+ * again, when a packet is built.
+ */
+struct sroce_sq_wqe {
+	struct sroce_send_wqe w;
+	u32 len;			/* message length in bytes */
+	u32 first_psn;
+	u32 npsn;			/* PSNs the message takes */
+	u8 op;				/* enum sroce_rc_op */
+	u8 status;			/* failed before it was sent */
+};
+
+/*
+ * Send state of an RC or UC QP, under qp->sq_lock. Indices are free-running
+ * like the ring's: [head, cur) were sent (and not acknowledged), [cur,
+ * sq.index) were taken from the ring and not sent (or are being resent);
+ * sq.index is the next WQE to take from the ring.
+ */
+struct sroce_req {
+	struct sroce_sq_wqe *wqe;	/* one per ring slot */
+	u32 head;			/* oldest not completed */
+	u32 cur;			/* the WQE being sent */
+	u32 cur_pkt;			/* its next packet */
+	u32 psn;			/* the PSN of that packet */
+	u32 next_psn;			/* first PSN of the next WQE taken */
+	u32 una;			/* oldest PSN not acknowledged */
+	u32 nxt;			/* one past the highest PSN sent */
+	u32 rd_atomic;			/* READs and atomics in [head, cur) */
+	u32 unasked;			/* packets sent without AckReq */
+	u32 mtu;			/* path MTU in bytes */
+	u64 timeout_ns;			/* local ACK timeout, 0: none */
+	struct sroce_rc_retry retry;
+	struct timer_list timer;	/* ACK timeout or RNR wait */
+	bool rnr_wait;			/* the timer runs for an RNR NAK */
+	bool failed;			/* a WQE failed: send nothing more */
+	bool dying;			/* destroy: never arm the timer */
+};
+
+int sroce_req_init(struct sroce_qp *qp);
+void sroce_req_cleanup(struct sroce_qp *qp);
+void sroce_req_start(struct sroce_qp *qp);
+void sroce_req_send(struct sroce_qp *qp);
+void sroce_req_seek(struct sroce_qp *qp, u32 psn);
+void sroce_req_arm(struct sroce_qp *qp, u64 ns);
+void sroce_req_disarm(struct sroce_qp *qp);
+void sroce_req_stop(struct sroce_qp *qp);
+int sroce_req_doorbell(struct sroce_qp *qp);
+
+static inline bool sroce_rc_op_rdatm(u8 op)
+{
+	return op == SROCE_RC_OP_READ || op == SROCE_RC_OP_CMP_SWAP ||
+	       op == SROCE_RC_OP_FETCH_ADD;
+}
 
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);

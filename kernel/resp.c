@@ -26,19 +26,15 @@
 
 #define SROCE_GRH_BYTES	40
 
-struct sroce_rwqe {
-	struct sroce_recv_wqe w;
-	struct sroce_sge sge[SROCE_MAX_SGE];
-};
-
-/* Take the next receive WQE of @q; its lock held. */
-static bool sroce_resp_take(struct sroce_queue *q, u32 max_sge,
-			    struct sroce_rwqe *r)
+/* Take the next receive WQE of @q (its lock held); how many are left. */
+static int sroce_resp_take_from(struct sroce_queue *q, u32 max_sge,
+				struct sroce_rwqe *r)
 {
+	int n = sroce_queue_pending(q);
 	const u8 *slot;
 
-	if (sroce_queue_pending(q) <= 0)
-		return false;
+	if (n <= 0)
+		return -1;
 	slot = sroce_queue_slot(q, q->index);
 	memcpy(&r->w, slot, sizeof(r->w));
 	if (r->w.num_sge > max_sge)
@@ -47,7 +43,49 @@ static bool sroce_resp_take(struct sroce_queue *q, u32 max_sge,
 		memcpy(r->sge, slot + sizeof(r->w),
 		       r->w.num_sge * sizeof(r->sge[0]));
 	sroce_queue_consume(q, 1);
-	return true;
+	return n - 1;
+}
+
+/**
+ * sroce_resp_take() - take the next receive WQE of a QP or of its SRQ
+ * @qp: the QP
+ * @r: the copy
+ *
+ * An SRQ whose limit is armed and now has fewer WQEs than the limit
+ * raises IB_EVENT_SRQ_LIMIT_REACHED, once: the limit disarms.
+ *
+ * Return: true if there was one.
+ */
+bool sroce_resp_take(struct sroce_qp *qp, struct sroce_rwqe *r)
+{
+	struct sroce_srq *srq;
+	bool event = false;
+	int left;
+
+	if (!qp->ibqp.srq) {
+		spin_lock(&qp->rq_lock);
+		left = sroce_resp_take_from(&qp->rq, qp->max_recv_sge, r);
+		spin_unlock(&qp->rq_lock);
+		return left >= 0;
+	}
+	srq = to_ssrq(qp->ibqp.srq);
+	spin_lock(&srq->lock);
+	left = sroce_resp_take_from(&srq->rq, srq->max_sge, r);
+	if (left >= 0 && srq->limit && left < srq->limit) {
+		srq->limit = 0;
+		event = true;
+	}
+	spin_unlock(&srq->lock);
+	if (event && srq->ibsrq.event_handler) {
+		struct ib_event ev = {
+			.device = srq->ibsrq.device,
+			.element.srq = &srq->ibsrq,
+			.event = IB_EVENT_SRQ_LIMIT_REACHED,
+		};
+
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	}
+	return left >= 0;
 }
 
 /*
@@ -126,9 +164,7 @@ void sroce_resp_ud_qp(struct sroce_dev *sdev, struct sroce_qp *qp,
 	struct sroce_cqe cqe = {};
 	struct sroce_deth deth;
 	struct sroce_rwqe *r;
-	struct sroce_srq *srq;
 	u8 grh[SROCE_GRH_BYTES];
-	bool taken;
 
 	if (qp->ibqp.qp_type != IB_QPT_UD) {
 		sroce_count(c, SROCE_CNT_RX_NO_QP);
@@ -150,17 +186,7 @@ void sroce_resp_ud_qp(struct sroce_dev *sdev, struct sroce_qp *qp,
 		return;
 	}
 
-	srq = qp->ibqp.srq ? to_ssrq(qp->ibqp.srq) : NULL;
-	if (srq) {
-		spin_lock(&srq->lock);
-		taken = sroce_resp_take(&srq->rq, srq->max_sge, r);
-		spin_unlock(&srq->lock);
-	} else {
-		spin_lock(&qp->rq_lock);
-		taken = sroce_resp_take(&qp->rq, qp->max_recv_sge, r);
-		spin_unlock(&qp->rq_lock);
-	}
-	if (!taken) {
+	if (!sroce_resp_take(qp, r)) {
 		sroce_count(c, SROCE_CNT_RX_NO_WQE);
 		kfree(r);
 		return;

@@ -9,6 +9,9 @@ struct sk_buff;
 struct sroce_dev;
 struct sroce_pkt;
 struct sroce_qp;
+struct sroce_rwqe;
+
+bool sroce_resp_take(struct sroce_qp *qp, struct sroce_rwqe *r);
 
 void sroce_resp_ud(struct sroce_dev *sdev, struct sk_buff *skb,
 		   const struct sroce_pkt *pkt);

@@ -4,7 +4,13 @@
  * appends the ICRC and sends it by the route to the destination. The IP
  * header is built here, not by the IP layer, because the ICRC covers it
  * (the IPv4 identification included). A packet to a local address never
- * reaches a wire: it goes straight to the receive path, as on a NIC.
+ * reaches a wire: it is queued on the device and received from a tasklet,
+ * as a NIC loops it back, so that a sender never runs the receive path
+ * (and takes its locks) in its own call stack; that lets every engine
+ * transmit while it holds its QP's lock.
+ *
+ * Every packet a QP sends goes through sroce_qp_xmit(), the QP's transmit
+ * gate: the one place where congestion control can pace a QP.
  */
 #include <linux/hash.h>
 #include <linux/ip.h>
@@ -19,7 +25,9 @@
 #include "av.h"
 #include "core/icrc.h"
 #include "core/hdr.h"
+#include "counters.h"
 #include "device.h"
+#include "qp.h"
 #include "recv.h"
 #include "xmit.h"
 
@@ -175,13 +183,58 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
 		skb_dst_drop(skb);
 		skb->dev = sdev->ndev;
 		skb_pull(skb, skb_transport_offset(skb));
-		local_bh_disable();
-		sroce_rcv(sdev, skb);
-		local_bh_enable();
+		skb_queue_tail(&sdev->loopq, skb);
+		tasklet_schedule(&sdev->loop);
 		return 0;
 	}
 	skb->dev = dst->dev;
 	if (av->ipv6)
 		return ip6_local_out(net, NULL, skb) < 0 ? -EIO : 0;
 	return ip_local_out(net, NULL, skb) < 0 ? -EIO : 0;
+}
+
+/**
+ * sroce_qp_xmit() - the transmit gate of a QP
+ * @qp: the sending QP
+ * @av: where the packet goes (the QP's own, or a UD WQE's AH)
+ * @skb: from sroce_skb_alloc(), filled in; consumed
+ *
+ * Every packet of a QP, requests and responses, leaves through here. The
+ * UDP source port is the QP's (flow entropy per QP, one path per QP).
+ *
+ * Return: as sroce_xmit().
+ */
+int sroce_qp_xmit(struct sroce_qp *qp, const struct sroce_av *av,
+		  struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+
+	sroce_count(&sdev->counters, SROCE_CNT_TX_PACKETS);
+	return sroce_xmit(sdev, av, sroce_sport(qp->ibqp.qp_num), skb);
+}
+
+static void sroce_loop_run(struct tasklet_struct *t)
+{
+	struct sroce_dev *sdev = from_tasklet(sdev, t, loop);
+	struct sk_buff *skb;
+	int budget = 64;
+
+	while (budget-- && (skb = skb_dequeue(&sdev->loopq)))
+		sroce_rcv(sdev, skb);
+	if (!skb_queue_empty(&sdev->loopq))
+		tasklet_schedule(t);
+}
+
+/* Set up the loopback queue of a new device. */
+void sroce_loop_init(struct sroce_dev *sdev)
+{
+	skb_queue_head_init(&sdev->loopq);
+	tasklet_setup(&sdev->loop, sroce_loop_run);
+}
+
+/* Stop it, once no QP of the device can send any more. */
+void sroce_loop_fini(struct sroce_dev *sdev)
+{
+	tasklet_kill(&sdev->loop);
+	skb_queue_purge(&sdev->loopq);
 }

@@ -10,12 +10,17 @@
 
 struct sroce_av;
 struct sroce_dev;
+struct sroce_qp;
 
 struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 				const struct sroce_av *av, unsigned int len,
 				gfp_t gfp);
 int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
 	       struct sk_buff *skb);
+int sroce_qp_xmit(struct sroce_qp *qp, const struct sroce_av *av,
+		  struct sk_buff *skb);
+void sroce_loop_init(struct sroce_dev *sdev);
+void sroce_loop_fini(struct sroce_dev *sdev);
 
 /* UDP source port of a QP: flow entropy for ECMP, like hardware NICs. */
 static inline u16 sroce_sport(u32 qpn)

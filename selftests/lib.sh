@@ -89,6 +89,7 @@ sroce_add() {
 
 hosts_cleanup() {
 	local i
+	rxe_peer_down
 	[ "$HOSTS_N" -gt 0 ] || return 0
 	for i in ${HOSTS_DEVS[@]+"${HOSTS_DEVS[@]}"}; do
 		[ -e "/run/netns/h$i" ] &&
@@ -116,4 +117,100 @@ wait_for() {
 		fi
 		sleep 0.1
 	done
+}
+
+# roce_gid HOST DEV FAMILY: the index of DEV's RoCE v2 GID for the host's
+# IPv4 (FAMILY 4) or IPv6 (6) address.
+roce_gid() {
+	local re
+	[ "$3" = 4 ] && re='::ffff:' || re='fd77::'
+	host_exec "$1" ibv_devinfo -v -d "$2" |
+		sed -n "s/.*GID\[ *\([0-9]*\)\]:[[:space:]]*$re.*RoCE v2/\1/p" | head -n1
+}
+
+# wait_listen HOST PORT: wait until a TCP server listens on PORT in HOST
+wait_listen() {
+	wait_for 10 host_exec "$1" bash -c "ss -Hltn 'sport = :$2' | grep -q ."
+}
+
+# pingpong PROG SRV_HOST SRV_DEV CLI_HOST CLI_DEV FAMILY SERVER_IP ARGS...:
+# run one of the ibv_*_pingpong examples between two hosts (or one host
+# and itself), both with ARGS; succeed if both ends report their run.
+pingpong() {
+	local prog=$1 sh=$2 sd=$3 ch=$4 cd=$5 fam=$6 ip=$7
+	local port=$((18000 + RANDOM % 1000)) sg cg out rc log
+	shift 7
+	log=$(mktemp)
+	sg=$(roce_gid "$sh" "$sd" "$fam")
+	cg=$(roce_gid "$ch" "$cd" "$fam")
+	host_exec "$sh" timeout 60 "$prog" -d "$sd" -g "$sg" -p "$port" \
+		"$@" >"$log" 2>&1 &
+	wait_listen "$sh" "$port"
+	out=$(host_exec "$ch" timeout 60 "$prog" -d "$cd" -g "$cg" -p "$port" \
+		"$@" "$ip" 2>&1)
+	rc=$?
+	wait $! || rc=1
+	echo "$out"
+	echo "-- server:"
+	cat "$log"
+	grep -q 'iters in' "$log" || rc=1
+	rm -f "$log"
+	[ "$rc" -eq 0 ] && grep -q 'iters in' <<<"$out"
+}
+
+# rxe_peer_up HOST (also from a subshell such as ktap_check's): an rdma_rxe device (rxe_v on vrxe, 10.78.0.1, in the
+# initial namespace) joined by a veth pair to a sroce device (sroce_x on
+# vrxe_p, 10.78.0.2) in host HOST. rxe_peer_down undoes it and unloads
+# rdma_rxe, which holds UDP port 4791 in the initial namespace while loaded.
+RXE_HOST=
+rxe_peer_up() {
+	RXE_HOST=${1:?usage: rxe_peer_up HOST}
+	echo "$RXE_HOST" >/run/sroce-rxe-host
+	ip link add vrxe type veth peer name vrxe_p netns "h$RXE_HOST" &&
+	ip addr add 10.78.0.1/24 dev vrxe &&
+	ip link set vrxe up &&
+	host_exec "$RXE_HOST" ip addr add 10.78.0.2/24 dev vrxe_p &&
+	host_exec "$RXE_HOST" ip link set vrxe_p up &&
+	modprobe rdma_rxe &&
+	rdma link add rxe_v type rxe netdev vrxe &&
+	host_exec "$RXE_HOST" rdma link add sroce_x type sroce netdev vrxe_p
+}
+
+rxe_peer_down() {
+	[ -n "$RXE_HOST" ] || RXE_HOST=$(cat /run/sroce-rxe-host 2>/dev/null)
+	[ -n "$RXE_HOST" ] || return 0
+	rm -f /run/sroce-rxe-host
+	host_exec "$RXE_HOST" rdma link delete sroce_x 2>/dev/null
+	rdma link delete rxe_v 2>/dev/null
+	ip link del vrxe 2>/dev/null
+	rmmod rdma_rxe 2>/dev/null
+	RXE_HOST=
+}
+
+# rxe_pingpong PROG SERVER ARGS...: PROG between rxe_v and sroce_x, with
+# SERVER (rxe or sroce) as the server.
+rxe_pingpong() {
+	local prog=$1 server=$2 port=$((19000 + RANDOM % 1000)) rg xg log rc
+	shift 2
+	[ -n "$RXE_HOST" ] || RXE_HOST=$(cat /run/sroce-rxe-host)
+	log=$(mktemp)
+	rg=$(ibv_devinfo -v -d rxe_v | sed -n 's/.*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:10.78.0.1.*/\1/p' | head -n1)
+	xg=$(host_exec "$RXE_HOST" ibv_devinfo -v -d sroce_x | sed -n 's/.*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:10.78.0.2.*/\1/p' | head -n1)
+	if [ "$server" = rxe ]; then
+		timeout 60 "$prog" -d rxe_v -g "$rg" -p "$port" "$@" >"$log" 2>&1 &
+		wait_for 10 bash -c "ss -Hltn 'sport = :$port' | grep -q ."
+		host_exec "$RXE_HOST" timeout 60 "$prog" -d sroce_x -g "$xg" \
+			-p "$port" "$@" 10.78.0.1
+	else
+		host_exec "$RXE_HOST" timeout 60 "$prog" -d sroce_x -g "$xg" \
+			-p "$port" "$@" >"$log" 2>&1 &
+		wait_listen "$RXE_HOST" "$port"
+		timeout 60 "$prog" -d rxe_v -g "$rg" -p "$port" "$@" 10.78.0.2
+	fi
+	rc=$?
+	wait $! || rc=1
+	echo "-- server:"
+	cat "$log"
+	rm -f "$log"
+	return "$rc"
 }
