@@ -30,8 +30,6 @@
 	 IB_QP_MIN_RNR_TIMER | IB_QP_SQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |\
 	 IB_QP_DEST_QPN | IB_QP_EN_SQD_ASYNC_NOTIFY)
 
-static void sroce_qp_error_work(struct work_struct *work);
-
 static int sroce_qp_check_caps(const struct ib_qp_cap *cap, bool srq)
 {
 	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
@@ -129,7 +127,6 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->resp_lock);
 	spin_lock_init(&qp->rq_lock);
-	INIT_WORK(&qp->error_work, sroce_qp_error_work);
 	qp->state = IB_QPS_RESET;
 	qp->user = true;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -306,6 +303,9 @@ static void sroce_qp_last_wqe(struct sroce_qp *qp)
 /**
  * sroce_qp_error() - move a QP to the error state, flush it, tell its user
  * @qp: the QP; no QP lock held
+ *
+ * Any context: the engines call it from softirq after dropping their locks
+ * (no engine ever holds another QP's locks; see xmit.c on loopback).
  */
 void sroce_qp_error(struct sroce_qp *qp)
 {
@@ -326,27 +326,6 @@ void sroce_qp_error(struct sroce_qp *qp)
 		return;
 	qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	sroce_qp_last_wqe(qp);
-}
-
-static void sroce_qp_error_work(struct work_struct *work)
-{
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, error_work);
-
-	sroce_qp_error(qp);
-	sroce_qp_put(qp);
-}
-
-/**
- * sroce_qp_error_async() - sroce_qp_error() from a context that may hold
- *	another QP's locks (the receive path, also in loopback under the
- *	sender's sq_lock)
- * @qp: the QP, referenced by the caller; the work takes its own reference
- */
-void sroce_qp_error_async(struct sroce_qp *qp)
-{
-	kref_get(&qp->ref);
-	if (!queue_work(system_wq, &qp->error_work))
-		sroce_qp_put(qp);
 }
 
 /**

@@ -8,7 +8,6 @@
 #include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/spinlock.h>
-#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "av.h"
@@ -60,7 +59,6 @@ struct sroce_qp {
 	struct sroce_req req;		/* RC, UC: under sq_lock */
 	struct sroce_resp resp;		/* RC, UC: under rq_lock */
 
-	struct work_struct error_work;	/* sroce_qp_error_async() */
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
@@ -80,7 +78,6 @@ struct sroce_dev;
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
-void sroce_qp_error_async(struct sroce_qp *qp);
 u32 sroce_wc_opcode(u32 wr_opcode);
 
 #endif /* SROCE_QP_H */

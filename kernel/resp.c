@@ -210,7 +210,7 @@ void sroce_resp_ud_qp(struct sroce_dev *sdev, struct sroce_qp *qp,
 	}
 	sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, pkt->bth.se);
 	if (cqe.status != IB_WC_SUCCESS)
-		sroce_qp_error_async(qp);
+		sroce_qp_error(qp);
 }
 
 /**

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# t-perftest.sh: unmodified perftest programs over sroce, between two hosts
+# (IPv4 and IPv6 GIDs) and in loopback on one device. Correctness only:
+# every program must finish and print its table; the figures are for
+# `make bench`.
+here=$(dirname "$(readlink -f "$0")")
+. "$here/ktap.sh"
+. "$here/lib.sh"
+
+progs="ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat"
+ktap_require root cmd:rdma module:sroce module:veth \
+	$(for p in $progs; do echo "cmd:$p"; done)
+
+ktap_plan 20
+
+hosts_create 2
+sroce_add 1
+sroce_add 2
+ip1=$(host_ip 1)
+
+for p in $progs; do
+	ktap_check "$p, IPv4" \
+		perftest "$p" 1 sroce_h1 2 sroce_h2 4 "$ip1" -n 100
+done
+for p in ib_send_bw ib_read_lat ib_write_bw ib_atomic_lat; do
+	ktap_check "$p, IPv6" \
+		perftest "$p" 1 sroce_h1 2 sroce_h2 6 "$ip1" -n 100
+done
+for p in ib_send_bw ib_write_lat ib_read_bw ib_atomic_bw; do
+	ktap_check "$p, loopback on one device" \
+		perftest "$p" 1 sroce_h1 1 sroce_h1 4 "$ip1" -n 100
+done
+ktap_check "ib_write_bw, all sizes (-a)" \
+	perftest ib_write_bw 1 sroce_h1 2 sroce_h2 4 "$ip1" -a -n 20
+ktap_check "ib_read_bw, 16 QPs, 64 KiB" \
+	perftest ib_read_bw 1 sroce_h1 2 sroce_h2 4 "$ip1" -q 16 -s 65536 -n 50
+ktap_check "ib_send_bw, bidirectional" \
+	perftest ib_send_bw 1 sroce_h1 2 sroce_h2 4 "$ip1" -b -n 100
+ktap_check "ib_send_lat, inline 128 bytes" \
+	perftest ib_send_lat 1 sroce_h1 2 sroce_h2 4 "$ip1" -s 128 -I 128 -n 100
+
+ktap_finish
