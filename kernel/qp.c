@@ -137,8 +137,13 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_count;
 	if (init->qp_type != IB_QPT_UD) {
 		err = sroce_req_init(qp);
+		if (!err) {
+			err = sroce_rcresp_init(qp);
+			if (err)
+				sroce_req_cleanup(qp);
+		}
 		if (err)
-			goto err_queues;
+			goto err_queues_only;
 	}
 
 	err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp,
@@ -156,8 +161,11 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_qpn:
 	xa_erase(&sdev->qp_xa, qpn);
 err_queues:
-	if (init->qp_type != IB_QPT_UD)
+	if (init->qp_type != IB_QPT_UD) {
+		sroce_rcresp_cleanup(qp);
 		sroce_req_cleanup(qp);
+	}
+err_queues_only:
 	sroce_qp_destroy_queues(qp);
 err_count:
 	atomic_dec(&sdev->num_qp);
@@ -538,8 +546,10 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	synchronize_rcu();
 	kref_put(&qp->ref, sroce_qp_release);
 	wait_for_completion(&qp->free);
-	if (ibqp->qp_type != IB_QPT_UD)
+	if (ibqp->qp_type != IB_QPT_UD) {
+		sroce_rcresp_cleanup(qp);
 		sroce_req_cleanup(qp);
+	}
 	sroce_qp_destroy_queues(qp);
 	atomic_dec(&sdev->num_qp);
 	return 0;

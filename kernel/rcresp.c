@@ -14,6 +14,7 @@
  * error all the same).
  */
 #include <linux/skbuff.h>
+#include <linux/slab.h>
 #include <linux/udp.h>
 #include <rdma/ib_mad.h>
 
@@ -49,6 +50,24 @@ struct sroce_rr_hdrs {
 };
 
 /**
+ * sroce_rcresp_init() - allocate the responder resources of an RC or UC QP
+ * @qp: the new QP
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int sroce_rcresp_init(struct sroce_qp *qp)
+{
+	qp->resp.res = kcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*qp->resp.res),
+			       GFP_KERNEL);
+	return qp->resp.res ? 0 : -ENOMEM;
+}
+
+void sroce_rcresp_cleanup(struct sroce_qp *qp)
+{
+	kfree(qp->resp.res);
+}
+
+/**
  * sroce_rcresp_start() - the QP enters RTR: expect rq_psn
  * @qp: the QP; qp->lock held
  */
@@ -66,7 +85,7 @@ void sroce_rcresp_start(struct sroce_qp *qp)
 	rs->msg.resid = 0;
 	rs->recv_off = 0;
 	rs->res_next = 0;
-	memset(rs->res, 0, sizeof(rs->res));
+	memset(rs->res, 0, SROCE_MAX_RD_ATOMIC * sizeof(*rs->res));
 	spin_unlock(&qp->resp_lock);
 }
 

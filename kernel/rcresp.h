@@ -10,7 +10,7 @@
 #include "core/rc.h"
 #include "queue.h"
 
-#define SROCE_MAX_RD_ATOMIC	16
+#define SROCE_MAX_RD_ATOMIC	128	/* as rxe: perftest asks for the peer's */
 
 struct sk_buff;
 struct sroce_dev;
@@ -47,10 +47,12 @@ struct sroce_resp {
 	u32 write_rkey;
 	u32 write_len;
 	u32 res_next;
-	struct sroce_res res[SROCE_MAX_RD_ATOMIC];
+	struct sroce_res *res;		/* SROCE_MAX_RD_ATOMIC of them */
 	struct sroce_rwqe wqe;
 };
 
+int sroce_rcresp_init(struct sroce_qp *qp);
+void sroce_rcresp_cleanup(struct sroce_qp *qp);
 void sroce_rcresp_start(struct sroce_qp *qp);
 void sroce_rcresp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 		      struct sk_buff *skb, const struct sroce_pkt *pkt);

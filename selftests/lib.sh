@@ -187,25 +187,30 @@ rxe_peer_down() {
 	RXE_HOST=
 }
 
-# rxe_pingpong PROG SERVER ARGS...: PROG between rxe_v and sroce_x, with
-# SERVER (rxe or sroce) as the server.
-rxe_pingpong() {
-	local prog=$1 server=$2 port=$((19000 + RANDOM % 1000)) rg xg log rc
-	shift 2
+# rxe_pingpong PROG SERVER ARGS...: PROG (an ibv_*_pingpong) between rxe_v
+# and sroce_x, with SERVER (rxe or sroce) as the server. rxe_perftest is
+# the same for a perftest program.
+rxe_pingpong() { rxe_run -g "$@"; }
+rxe_perftest() { rxe_run -x "$@"; }
+
+rxe_run() {
+	local gopt=$1 prog=$2 server=$3 port=$((19000 + RANDOM % 1000))
+	local rg xg log rc
+	shift 3
 	[ -n "$RXE_HOST" ] || RXE_HOST=$(cat /run/sroce-rxe-host)
 	log=$(mktemp)
 	rg=$(ibv_devinfo -v -d rxe_v | sed -n 's/.*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:10.78.0.1.*/\1/p' | head -n1)
 	xg=$(host_exec "$RXE_HOST" ibv_devinfo -v -d sroce_x | sed -n 's/.*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:10.78.0.2.*/\1/p' | head -n1)
 	if [ "$server" = rxe ]; then
-		timeout 60 "$prog" -d rxe_v -g "$rg" -p "$port" "$@" >"$log" 2>&1 &
+		timeout 60 "$prog" -d rxe_v "$gopt" "$rg" -p "$port" "$@" >"$log" 2>&1 &
 		wait_for 10 bash -c "ss -Hltn 'sport = :$port' | grep -q ."
-		host_exec "$RXE_HOST" timeout 60 "$prog" -d sroce_x -g "$xg" \
+		host_exec "$RXE_HOST" timeout 60 "$prog" -d sroce_x "$gopt" "$xg" \
 			-p "$port" "$@" 10.78.0.1
 	else
-		host_exec "$RXE_HOST" timeout 60 "$prog" -d sroce_x -g "$xg" \
+		host_exec "$RXE_HOST" timeout 60 "$prog" -d sroce_x "$gopt" "$xg" \
 			-p "$port" "$@" >"$log" 2>&1 &
 		wait_listen "$RXE_HOST" "$port"
-		timeout 60 "$prog" -d rxe_v -g "$rg" -p "$port" "$@" 10.78.0.2
+		timeout 60 "$prog" -d rxe_v "$gopt" "$rg" -p "$port" "$@" 10.78.0.2
 	fi
 	rc=$?
 	wait $! || rc=1
