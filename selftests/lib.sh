@@ -25,6 +25,7 @@
 #                         trap set by hosts_create (call it from your own
 #                         EXIT trap if you replace it)
 #   wait_for SECS CMD...  run CMD (quietly) until it succeeds; fail after SECS
+#   host_listening I PORT is a TCP socket listening on PORT in host I?
 #
 # Commands go through `ip -batch`: under TCG every exec costs ~0.1 s.
 
@@ -101,6 +102,10 @@ hosts_cleanup() {
 	[ "$HOSTS_N" -gt 2 ] && ip netns delete hsw 2>/dev/null
 	HOSTS_N=0
 	return 0
+}
+
+host_listening() {
+	[ -n "$(ip netns exec "h$1" ss -Hltn "sport = :$2")" ]
 }
 
 wait_for() {

@@ -31,8 +31,10 @@ pingpong() {
 	cg=$(gid "$ch" "$cd" "$fam")
 	host_exec "$sh" timeout 30 ibv_ud_pingpong -d "$sd" -g "$sg" -p "$port" \
 		"$@" >/tmp/ud-server.txt 2>&1 &
-	sleep 0.5
-	out=$(wait_for 5 true; host_exec "$ch" timeout 30 ibv_ud_pingpong -d "$cd" \
+	# The server opens the device before it listens; on a busy host
+	# that takes a while.
+	wait_for 10 host_listening "$sh" "$port"
+	out=$(host_exec "$ch" timeout 30 ibv_ud_pingpong -d "$cd" \
 		-g "$cg" -p "$port" "$@" "$ip" 2>&1)
 	rc=$?
 	wait $! || rc=1
