@@ -44,6 +44,10 @@ check:
 demo:
 	@$(top)/selftests/demo
 
+# perftest and iperf3 on sroce and rdma_rxe in one VM boot; not in `check`.
+bench:
+	@$(top)/selftests/bench/run
+
 style:
 	@$(top)/scripts/style
 

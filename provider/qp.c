@@ -2,14 +2,80 @@
 /*
  * Queue pairs (RC, UC, UD): a send ring and, unless the QP uses an SRQ, a
  * receive ring, both produced by us. post_send fills the send ring and
- * then rings the doorbell once for the whole chain; post_recv needs no
- * doorbell except on a QP in the error state.
+ * then rings the doorbell once for the whole chain (wr.c does the same
+ * for a batch of ibv_wr_* calls); post_recv needs no doorbell except on a
+ * QP in the error state.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "sroce.h"
+
+/* What both create paths check before asking the kernel. */
+static int sroce_qp_check(struct sroce_context *ctx, enum ibv_qp_type type,
+			  const struct ibv_qp_cap *cap)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+		break;
+	default:
+		return EOPNOTSUPP;
+	}
+	if (cap->max_inline_data > ctx->max_inline_data)
+		return EINVAL;
+	return 0;
+}
+
+/*
+ * sroce_qp_map() - map the rings of a QP the kernel has just created
+ * @cap: the caps the kernel granted
+ *
+ * On failure the caller destroys the QP.
+ */
+static int sroce_qp_map(struct sroce_qp *qp, struct ibv_context *ibctx,
+			const struct sroce_create_qp_resp *drv,
+			enum ibv_qp_type type, const struct ibv_qp_cap *cap,
+			int sq_sig_all, struct ibv_srq *srq)
+{
+	int ret;
+
+	qp->caps.qp_type = type;
+	qp->caps.max_sge = cap->max_send_sge;
+	qp->caps.max_inline = cap->max_inline_data;
+	qp->caps.sig_all = sq_sig_all;
+	qp->max_recv_sge = cap->max_recv_sge;
+
+	ret = sroce_map_ring(ibctx, &drv->sq,
+			     sroce_send_wqe_size(qp->caps.max_sge,
+						 qp->caps.max_inline),
+			     true, &qp->sq);
+	if (ret)
+		return ret;
+
+	/* The kernel gives an RQ exactly when there is no SRQ. */
+	if (!!drv->rq.size == !!srq) {
+		ret = EPROTO;
+		goto err_unmap_sq;
+	}
+	if (!srq) {
+		ret = sroce_map_ring(ibctx, &drv->rq,
+				     sroce_recv_wqe_size(qp->max_recv_sge),
+				     true, &qp->rq);
+		if (ret)
+			goto err_unmap_sq;
+	}
+
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+
+err_unmap_sq:
+	sroce_unmap_ring(&qp->sq);
+	return ret;
+}
 
 struct ibv_qp *sroce_create_qp(struct ibv_pd *ibpd,
 			       struct ibv_qp_init_attr *attr)
@@ -20,17 +86,9 @@ struct ibv_qp *sroce_create_qp(struct ibv_pd *ibpd,
 	struct sroce_qp *qp;
 	int ret;
 
-	switch (attr->qp_type) {
-	case IBV_QPT_RC:
-	case IBV_QPT_UC:
-	case IBV_QPT_UD:
-		break;
-	default:
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	if (attr->cap.max_inline_data > ctx->max_inline_data) {
-		errno = EINVAL;
+	ret = sroce_qp_check(ctx, attr->qp_type, &attr->cap);
+	if (ret) {
+		errno = ret;
 		return NULL;
 	}
 
@@ -44,38 +102,80 @@ struct ibv_qp *sroce_create_qp(struct ibv_pd *ibpd,
 	if (ret)
 		goto err_free;
 
-	qp->caps.qp_type = attr->qp_type;
-	qp->caps.max_sge = attr->cap.max_send_sge;
-	qp->caps.max_inline = attr->cap.max_inline_data;
-	qp->caps.sig_all = attr->sq_sig_all;
-	qp->max_recv_sge = attr->cap.max_recv_sge;
-
-	ret = sroce_map_ring(ibpd->context, &resp.drv.sq,
-			     sroce_send_wqe_size(qp->caps.max_sge,
-						 qp->caps.max_inline),
-			     true, &qp->sq);
+	ret = sroce_qp_map(qp, ibpd->context, &resp.drv, attr->qp_type,
+			   &attr->cap, attr->sq_sig_all, attr->srq);
 	if (ret)
 		goto err_destroy;
-
-	/* The kernel gives an RQ exactly when there is no SRQ. */
-	if (!!resp.drv.rq.size == !!attr->srq) {
-		ret = EPROTO;
-		goto err_unmap_sq;
-	}
-	if (!attr->srq) {
-		ret = sroce_map_ring(ibpd->context, &resp.drv.rq,
-				     sroce_recv_wqe_size(qp->max_recv_sge),
-				     true, &qp->rq);
-		if (ret)
-			goto err_unmap_sq;
-	}
-
-	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
-	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 	return &qp->vqp.qp;
 
-err_unmap_sq:
-	sroce_unmap_ring(&qp->sq);
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+/*
+ * ibv_create_qp_ex(): what ibv_create_qp() does, plus send_ops_flags for
+ * the ibv_wr_* API. Any other extension is refused. (libibverbs handles a
+ * comp_mask of only IBV_QP_INIT_ATTR_PD with ibv_create_qp() itself.)
+ */
+struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct sroce_context *ctx = to_sctx(ibctx);
+	struct sroce_resp_create_qp resp = {};
+	struct ibv_qp_init_attr_ex a = *attr;
+	struct ibv_create_qp cmd = {};
+	struct sroce_qp *qp;
+	bool ex;
+	int ret;
+
+	if (a.comp_mask & ~(IBV_QP_INIT_ATTR_PD |
+			    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+			    IBV_QP_INIT_ATTR_CREATE_FLAGS) ||
+	    ((a.comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a.create_flags)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(a.comp_mask & IBV_QP_INIT_ATTR_PD) || !a.pd ||
+	    a.pd->context != ibctx) {
+		errno = EINVAL;
+		return NULL;
+	}
+	a.comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
+
+	ret = sroce_qp_check(ctx, a.qp_type, &a.cap);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	ex = a.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	if (ex && ((a.send_ops_flags & ~sroce_send_ops(a.qp_type)) ||
+		   !sroce_qp_ex_supported())) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+
+	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &a, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+	attr->cap = a.cap;
+
+	ret = sroce_qp_map(qp, ibctx, &resp.drv, a.qp_type, &a.cap,
+			   a.sq_sig_all, a.srq);
+	if (ret)
+		goto err_destroy;
+	if (ex)
+		sroce_qp_ex_init(qp);
+	return &qp->vqp.qp;
+
 err_destroy:
 	ibv_cmd_destroy_qp(&qp->vqp.qp);
 err_free:
@@ -125,8 +225,7 @@ int sroce_destroy_qp(struct ibv_qp *ibqp)
  * call; a receive doorbell only makes a QP in the error state flush. Both
  * commands have the same layout, and with no WRs only the header matters.
  */
-static int sroce_doorbell(struct ibv_qp *ibqp, uint32_t command,
-			  uint32_t wqe_size)
+int sroce_doorbell(struct ibv_qp *ibqp, uint32_t command, uint32_t wqe_size)
 {
 	struct ib_uverbs_post_send_resp resp;
 	struct ibv_post_send cmd = {};

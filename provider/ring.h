@@ -183,6 +183,22 @@ static inline int sroce_wqe_opcode(enum ibv_qp_type type,
 	}
 }
 
+/* The IBV_QP_EX_WITH_* operations a QP of @type takes (ibv_wr_* API). */
+static inline uint64_t sroce_send_ops(enum ibv_qp_type type)
+{
+	uint64_t ops = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+
+	if (type == IBV_QPT_RC || type == IBV_QPT_UC)
+		ops |= IBV_QP_EX_WITH_RDMA_WRITE |
+		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+	if (type == IBV_QPT_RC)
+		ops |= IBV_QP_EX_WITH_RDMA_READ |
+		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		       IBV_QP_EX_WITH_SEND_WITH_INV;
+	return ops;
+}
+
 /*
  * sroce_check_send_wr() - can this send queue take @wr?
  * @inline_len: set to the bytes of inline data the WQE will carry
@@ -346,6 +362,198 @@ static inline int sroce_sq_post(struct sroce_uring *sq,
 	return err;
 }
 
+/*
+ * The ibv_wr_* API builds each send WQE in several calls, straight into
+ * its slot: a builder (sroce_wr_new()) claims the next slot and writes the
+ * header, setters then add the UD address, the SGEs or the inline data.
+ * Nothing is visible to the kernel before sroce_wr_end() publishes the
+ * whole batch with one release store of prod; the first error anywhere
+ * makes the batch fail as a whole and leaves prod where it was
+ * (ibv_wr_post(3)). The caller holds the send queue's lock from
+ * sroce_wr_begin() to sroce_wr_end() or sroce_wr_abort().
+ */
+struct sroce_wr_batch {
+	uint32_t start;			/* sq index at sroce_wr_begin() */
+	uint32_t room;			/* free slots at the last look */
+	int err;			/* the batch's first error */
+	bool need_ud;			/* the UD WQE being built has no AH yet */
+	struct sroce_send_wqe *wqe;	/* the WQE being built, or NULL */
+};
+
+static inline void sroce_wr_begin(struct sroce_uring *sq,
+				  struct sroce_wr_batch *b)
+{
+	b->start = sq->index;
+	b->room = sroce_uring_room(sq);
+	b->err = 0;
+	b->need_ud = false;
+	b->wqe = NULL;
+}
+
+static inline void sroce_wr_fail(struct sroce_wr_batch *b, int err)
+{
+	if (!b->err)
+		b->err = err;
+	b->wqe = NULL;
+}
+
+/*
+ * sroce_wr_new() - start a WQE for @op in the next slot
+ * @flags: ibv_send_flags; IBV_SEND_INLINE is ignored here, the inline
+ *	setters decide where the data lives
+ *
+ * Return: the WQE, its header written and the rest zero, or NULL when the
+ * batch has failed (opcode not valid for the QP type, ring full, the
+ * previous UD WQE got no address).
+ */
+static inline struct sroce_send_wqe *
+sroce_wr_new(struct sroce_uring *sq, const struct sroce_sq_caps *caps,
+	     struct sroce_wr_batch *b, enum ibv_wr_opcode op, uint64_t wr_id,
+	     unsigned int flags)
+{
+	int opcode = sroce_wqe_opcode(caps->qp_type, op);
+	struct sroce_send_wqe *wqe;
+
+	if (b->err)
+		return NULL;
+	if (b->need_ud || opcode < 0) {
+		sroce_wr_fail(b, EINVAL);
+		return NULL;
+	}
+	if (!b->room) {
+		b->room = sroce_uring_room(sq);
+		if (!b->room) {
+			sroce_wr_fail(b, ENOMEM);
+			return NULL;
+		}
+	}
+	wqe = sroce_uring_slot(sq, sq->index);
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr_id;
+	wqe->opcode = opcode;
+	wqe->send_flags = flags & (IBV_SEND_FENCE | IBV_SEND_SIGNALED |
+				   IBV_SEND_SOLICITED);
+	if (caps->sig_all)
+		wqe->send_flags |= IBV_SEND_SIGNALED;
+	sq->index++;
+	b->room--;
+	b->need_ud = caps->qp_type == IBV_QPT_UD;
+	b->wqe = wqe;
+	return wqe;
+}
+
+static inline void sroce_wr_set_ud(struct sroce_wr_batch *b,
+				   const struct sroce_sq_caps *caps,
+				   uint32_t ah, uint32_t remote_qpn,
+				   uint32_t remote_qkey)
+{
+	if (!b->wqe || caps->qp_type != IBV_QPT_UD) {
+		sroce_wr_fail(b, EINVAL);
+		return;
+	}
+	b->wqe->wr.ud.ah = ah;
+	b->wqe->wr.ud.remote_qpn = remote_qpn;
+	b->wqe->wr.ud.remote_qkey = remote_qkey;
+	b->need_ud = false;
+}
+
+static inline void sroce_wr_set_sges(struct sroce_wr_batch *b,
+				     const struct sroce_sq_caps *caps,
+				     size_t num, const struct ibv_sge *sg)
+{
+	struct sroce_sge *sge;
+	size_t i;
+
+	if (!b->wqe || num > caps->max_sge) {
+		sroce_wr_fail(b, EINVAL);
+		return;
+	}
+	sge = (struct sroce_sge *)(b->wqe + 1);
+	for (i = 0; i < num; i++) {
+		sge[i].addr = sg[i].addr;
+		sge[i].length = sg[i].length;
+		sge[i].lkey = sg[i].lkey;
+	}
+	b->wqe->num_sge = num;
+	b->wqe->inline_len = 0;
+	b->wqe->send_flags &= ~IBV_SEND_INLINE;
+}
+
+/* Inline data: only on opcodes that send local data, up to max_inline. */
+static inline void sroce_wr_set_inline(struct sroce_wr_batch *b,
+				       const struct sroce_sq_caps *caps,
+				       size_t num,
+				       const struct ibv_data_buf *buf)
+{
+	uint8_t *p;
+	size_t i, len = 0;
+
+	if (!b->wqe)
+		goto err;
+	switch (b->wqe->opcode) {
+	case IB_UVERBS_WR_SEND:
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+	case IB_UVERBS_WR_SEND_WITH_INV:
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		break;
+	default:
+		goto err;
+	}
+	for (i = 0; i < num; i++) {
+		/* Each length bounded first: the sum cannot wrap. */
+		if (buf[i].length > caps->max_inline)
+			goto err;
+		len += buf[i].length;
+		if (len > caps->max_inline)
+			goto err;
+	}
+	p = (uint8_t *)(b->wqe + 1);
+	for (i = 0; i < num; i++) {
+		if (buf[i].length)
+			memcpy(p, buf[i].addr, buf[i].length);
+		p += buf[i].length;
+	}
+	b->wqe->inline_len = len;
+	b->wqe->num_sge = 0;
+	b->wqe->send_flags |= IBV_SEND_INLINE;
+	return;
+err:
+	sroce_wr_fail(b, EINVAL);
+}
+
+/*
+ * sroce_wr_end() - publish the batch, or drop it if anything failed
+ *
+ * Return: 0 or the batch's first error; *posted is the number of WQEs
+ * published (0 on error).
+ */
+static inline int sroce_wr_end(struct sroce_uring *sq,
+			       struct sroce_wr_batch *b, uint32_t *posted)
+{
+	int err = b->err;
+
+	if (!err && b->need_ud)
+		err = EINVAL;
+	b->wqe = NULL;
+	if (err) {
+		sq->index = b->start;
+		*posted = 0;
+		return err;
+	}
+	*posted = sq->index - b->start;
+	if (*posted)
+		sroce_uring_publish(sq);
+	return 0;
+}
+
+static inline void sroce_wr_abort(struct sroce_uring *sq,
+				  struct sroce_wr_batch *b)
+{
+	sq->index = b->start;
+	b->wqe = NULL;
+}
+
 static inline void sroce_write_recv_wqe(void *slot,
 					const struct ibv_recv_wr *wr)
 {
@@ -443,6 +651,28 @@ static inline int sroce_cq_poll(struct sroce_uring *cq, int ne,
 	if (n > 0)
 		sroce_uring_consume(cq, n);
 	return n;
+}
+
+/*
+ * sroce_cq_take() - copy the next CQE out of a CQ ring and give its slot
+ * back (the ibv_cq_ex polling API reads the copy)
+ *
+ * Return: 1, 0 if there is none, or -EPROTO if the ring is unusable.
+ */
+static inline int sroce_cq_take(struct sroce_uring *cq, struct sroce_cqe *cqe)
+{
+	int64_t ready;
+
+	if (!cq->hdr)
+		return -EPROTO;
+	ready = sroce_uring_ready(cq);
+	if (ready < 0)
+		return -EPROTO;
+	if (!ready)
+		return 0;
+	memcpy(cqe, sroce_uring_slot(cq, cq->index), sizeof(*cqe));
+	sroce_uring_consume(cq, 1);
+	return 1;
 }
 
 #endif /* SROCE_RING_H */

@@ -30,8 +30,10 @@ struct sroce_pd {
 
 struct sroce_cq {
 	struct verbs_cq vcq;
-	pthread_spinlock_t lock;	/* pollers, resize */
+	pthread_spinlock_t lock;	/* pollers, resize; held from
+					 * start_poll to end_poll */
 	struct sroce_uring ring;	/* we consume */
+	struct sroce_cqe cur;		/* ibv_cq_ex: the CQE being read */
 };
 
 struct sroce_qp {
@@ -39,6 +41,7 @@ struct sroce_qp {
 	struct sroce_sq_caps caps;
 	pthread_spinlock_t sq_lock;
 	struct sroce_uring sq;
+	struct sroce_wr_batch wr;	/* ibv_wr_*: under sq_lock */
 	pthread_spinlock_t rq_lock;
 	struct sroce_uring rq;		/* not mapped when the QP has an SRQ */
 	uint32_t max_recv_sge;
@@ -67,6 +70,7 @@ struct sroce_srq {
 SROCE_RESP(get_context, ib_uverbs_get_context_resp,
 	   sroce_alloc_ucontext_resp);
 SROCE_RESP(create_cq, ib_uverbs_create_cq_resp, sroce_create_cq_resp);
+SROCE_RESP(create_cq_ex, ib_uverbs_ex_create_cq_resp, sroce_create_cq_resp);
 SROCE_RESP(resize_cq, ib_uverbs_resize_cq_resp, sroce_resize_cq_resp);
 SROCE_RESP(create_qp, ib_uverbs_create_qp_resp, sroce_create_qp_resp);
 SROCE_RESP(create_srq, ib_uverbs_create_srq_resp, sroce_create_srq_resp);
@@ -92,9 +96,19 @@ static inline struct sroce_cq *to_scq(struct ibv_cq *ibcq)
 	return container_of(ibcq, struct sroce_cq, vcq.cq);
 }
 
+static inline struct sroce_cq *to_scq_ex(struct ibv_cq_ex *cqx)
+{
+	return container_of(cqx, struct sroce_cq, vcq.cq_ex);
+}
+
 static inline struct sroce_qp *to_sqp(struct ibv_qp *ibqp)
 {
 	return container_of(ibqp, struct sroce_qp, vqp.qp);
+}
+
+static inline struct sroce_qp *to_sqp_ex(struct ibv_qp_ex *qpx)
+{
+	return container_of(qpx, struct sroce_qp, vqp.qp_ex);
 }
 
 static inline struct sroce_srq *to_ssrq(struct ibv_srq *ibsrq)
@@ -111,6 +125,8 @@ void sroce_unmap_ring(struct sroce_uring *r);
 struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 			       struct ibv_comp_channel *channel,
 			       int comp_vector);
+struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr);
 int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int sroce_resize_cq(struct ibv_cq *ibcq, int cqe);
 int sroce_destroy_cq(struct ibv_cq *ibcq);
@@ -118,6 +134,8 @@ int sroce_destroy_cq(struct ibv_cq *ibcq);
 /* qp.c */
 struct ibv_qp *sroce_create_qp(struct ibv_pd *ibpd,
 			       struct ibv_qp_init_attr *attr);
+struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr);
 int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask, struct ibv_qp_init_attr *init_attr);
 int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
@@ -127,6 +145,11 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
 int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
+int sroce_doorbell(struct ibv_qp *ibqp, uint32_t command, uint32_t wqe_size);
+
+/* wr.c: the ibv_wr_* post-send API */
+bool sroce_qp_ex_supported(void);
+void sroce_qp_ex_init(struct sroce_qp *qp);
 
 /* srq.c */
 struct ibv_srq *sroce_create_srq(struct ibv_pd *ibpd,

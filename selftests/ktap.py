@@ -8,7 +8,8 @@
     sys.exit(t.run())
 
 Cases run in order; an exception fails the case (with its message as a
-diagnostic) and the run goes on.
+diagnostic) and the run goes on. A case that raises Skip('why') cannot
+run here and is reported as skipped.
 """
 import os
 import subprocess
@@ -19,6 +20,10 @@ def sh(cmd):
     """Run a shell command; return its stdout, raise on failure."""
     return subprocess.run(cmd, shell=True, check=True, text=True,
                           capture_output=True).stdout
+
+
+class Skip(Exception):
+    """Raised by a case whose prerequisite is missing: reported as SKIP."""
 
 
 class Tests:
@@ -58,6 +63,8 @@ class Tests:
             try:
                 fn()
                 print(f'ok {n} {desc}', flush=True)
+            except Skip as why:
+                print(f'ok {n} {desc} # SKIP {why}', flush=True)
             except Exception as ex:  # report and go on
                 failed += 1
                 print(f'# {type(ex).__name__}: {ex!r}')

@@ -25,6 +25,7 @@
 #                         trap set by hosts_create (call it from your own
 #                         EXIT trap if you replace it)
 #   wait_for SECS CMD...  run CMD (quietly) until it succeeds; fail after SECS
+#   host_listening I PORT is a TCP socket listening on PORT in host I?
 #
 # Commands go through `ip -batch`: under TCG every exec costs ~0.1 s.
 
@@ -104,6 +105,10 @@ hosts_cleanup() {
 	return 0
 }
 
+host_listening() {
+	[ -n "$(ip netns exec "h$1" ss -Hltn "sport = :$2")" ]
+}
+
 wait_for() {
 	local secs=${1:?usage: wait_for SECS CMD...} now end
 	shift
@@ -129,9 +134,7 @@ roce_gid() {
 }
 
 # wait_listen HOST PORT: wait until a TCP server listens on PORT in HOST
-wait_listen() {
-	wait_for 10 host_exec "$1" bash -c "ss -Hltn 'sport = :$2' | grep -q ."
-}
+wait_listen() { wait_for 10 host_listening "$1" "$2"; }
 
 # pingpong PROG SRV_HOST SRV_DEV CLI_HOST CLI_DEV FAMILY SERVER_IP ARGS...:
 # run one of the ibv_*_pingpong examples between two hosts (or one host
