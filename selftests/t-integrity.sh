@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# t-integrity.sh: the C tests of RC and UC between two hosts: integrity
+# (random payloads with every opcode, many QPs at once, every byte checked
+# at the receiver; seed from INTEGRITY_SEED, else random and printed) and
+# negative (each error's exact status or errno, memory around the MRs
+# untouched, later QPs unharmed). Each kselftest-harness case is one case
+# here, plus each program's exit status; then no QP, CQ, MR or PD is left
+# behind on the sroce devices and no packet failed its ICRC.
+here=$(dirname "$(readlink -f "$0")")
+. "$here/ktap.sh"
+. "$here/lib.sh"
+
+bin=$(readlink -f "$here/../build/selftests")
+ktap_require root cmd:rdma module:sroce module:veth
+if [ ! -x "$bin/integrity" ] || [ ! -x "$bin/negative" ]; then
+	echo "KTAP version 1"
+	echo "1..0 # SKIP no $bin/integrity or negative: make -C selftests all"
+	exit 4
+fi
+
+hosts_create 2
+sroce_add 1
+sroce_add 2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"; hosts_cleanup' EXIT
+
+# resources DEV: "pd N cq N qp N mr N" of an sroce device
+resources() {
+	rdma resource show "$1" |
+		awk '{ for (i = 1; i < NF; i++)
+			if ($i ~ /^(pd|cq|qp|mr)$/) printf "%s %s ", $i, $(i + 1) }'
+}
+before1=$(resources sroce_h1)
+before2=$(resources sroce_h2)
+
+timeout 240 "$bin/integrity" ${INTEGRITY_SEED:+-s "$INTEGRITY_SEED"} \
+	>"$tmp/integrity" 2>&1
+rc_integrity=$?
+timeout 240 "$bin/negative" >"$tmp/negative" 2>&1
+rc_negative=$?
+
+# the number of cases a harness output announced ("1..N")
+planned() { sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$1" | head -n1; }
+n_int=$(planned "$tmp/integrity")
+n_neg=$(planned "$tmp/negative")
+ktap_plan $((${n_int:-0} + ${n_neg:-0} + 4))
+
+# relay PROG: PROG's harness TAP as our cases, its diagnostics as ours
+relay() {
+	local line re_ok='^(not )?ok [0-9]+ (.*)$'
+	while IFS= read -r line; do
+		if [[ $line =~ $re_ok ]]; then
+			local name=${BASH_REMATCH[2]}
+			if [[ $name == *"# SKIP"* ]]; then
+				ktap_skip "$1: ${name%%# SKIP*}" "${name#*# SKIP}"
+			elif [ -n "${BASH_REMATCH[1]}" ]; then
+				ktap_fail "$1: $name"
+			else
+				ktap_ok "$1: $name"
+			fi
+		elif [[ $line == "TAP version"* || $line =~ ^1\.\.[0-9]+$ ]]; then
+			continue
+		elif [[ $line == "#"* ]]; then
+			echo "$line"
+		else
+			echo "# $line"
+		fi
+	done <"$tmp/$1"
+}
+# UC loses, and RC resends, what the receiving host's backlog drops
+drops() {
+	local i
+	for i in 1 2; do
+		ip -n "h$i" -s -j link show "veth$i" |
+			sed -n "s/.*\"tx\":{[^}]*\"dropped\":\([0-9]*\).*/# veth$i: \1 packets dropped on transmit (the peer's backlog was full)/p"
+	done
+}
+drops
+relay integrity
+# a case count below the plan (a crash) fails in ktap_finish
+ktap_check "integrity exited 0 (it said: $rc_integrity)" test "$rc_integrity" = 0
+relay negative
+ktap_check "negative exited 0 (it said: $rc_negative)" test "$rc_negative" = 0
+
+no_leaks() {
+	local a1 a2
+	a1=$(resources sroce_h1)
+	a2=$(resources sroce_h2)
+	echo "sroce_h1: before: $before1 after: $a1"
+	echo "sroce_h2: before: $before2 after: $a2"
+	[ "$a1" = "$before1" ] && [ "$a2" = "$before2" ] && [ -n "$a1" ]
+}
+ktap_check "no PD, CQ, QP or MR left on the sroce devices" no_leaks
+
+no_icrc_errors() {
+	local d out=
+	for d in 1 2; do
+		out+=$(rdma statistic show link "sroce_h$d/1" |
+			awk '{ for (i = 3; i < NF; i += 2) if ($i == "rx_icrc_errors" && $(i + 1) != 0) print $1, $2, $i, $(i + 1) }')
+	done
+	[ -z "$out" ] || { echo "$out"; return 1; }
+}
+ktap_check "no packet failed its ICRC on either host" no_icrc_errors
+
+ktap_finish
