@@ -189,6 +189,8 @@ static enum ib_wc_status sroce_comp_walk(struct sroce_qp *qp,
 					    SROCE_CNT_RC_SEQ_NAK_RCVD);
 			switch (sroce_rc_retry_nak(&rq->retry)) {
 			case SROCE_RC_RETRY_GO:
+				rq->window = sroce_rc_window_loss(rq->window,
+								  false);
 				*resend = true;
 				return IB_WC_SUCCESS;
 			case SROCE_RC_RETRY_IGNORE:
@@ -266,6 +268,8 @@ void sroce_comp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 	if (!rq->failed && !rq->rnr_wait && rq->una != una) {
 		/* Progress: the timer restarts, or stops when all is ACKed. */
 		sroce_req_disarm(qp);
+		rq->window = sroce_rc_window_ack(rq->window,
+						 sroce_psn_sub(rq->una, una));
 	}
 	sroce_req_send(qp);
 	failed = sroce_comp_failed(qp);
@@ -293,6 +297,7 @@ void sroce_comp_timer(struct timer_list *t)
 	} else if (rq->una != rq->nxt) {
 		sroce_count(&to_sdev(qp->ibqp.device)->counters,
 			    SROCE_CNT_RC_TIMEOUTS);
+		rq->window = sroce_rc_window_loss(rq->window, true);
 		if (sroce_rc_retry_timeout(&rq->retry) ==
 		    SROCE_RC_RETRY_EXCEEDED)
 			sroce_comp_fatal(qp, IB_WC_RETRY_EXC_ERR);

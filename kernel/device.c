@@ -91,6 +91,7 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_srq = SROCE_MAX_SRQ;
 	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
 	attr->max_srq_sge = SROCE_MAX_SGE;
+	attr->atomic_cap = IB_ATOMIC_HCA;	/* atomic against other QPs */
 	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
 	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;

@@ -250,6 +250,13 @@ static void sroce_qp_flush(struct sroce_qp *qp)
 {
 	bool ud = qp->ibqp.qp_type == IB_QPT_UD;
 
+	/* Tell the provider that receives it posts now need a doorbell. */
+	WRITE_ONCE(qp->sq.ring->flags, SROCE_RING_ERR);
+	if (qp->rq.ring)
+		WRITE_ONCE(qp->rq.ring->flags, SROCE_RING_ERR);
+	/* Our flag store is seen before we read prod (uapi header). */
+	smp_mb();
+
 	spin_lock(&qp->sq_lock);
 	if (ud)
 		sroce_qp_flush_queue(qp, &qp->sq, to_scq(qp->ibqp.send_cq),
@@ -273,6 +280,9 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 {
 	int n;
 
+	WRITE_ONCE(qp->sq.ring->flags, 0);
+	if (qp->rq.ring)
+		WRITE_ONCE(qp->rq.ring->flags, 0);
 	spin_lock(&qp->sq_lock);
 	n = sroce_queue_pending(&qp->sq);
 	sroce_queue_consume(&qp->sq, n < 0 ? 0 : n);

@@ -27,12 +27,6 @@
 #include "req.h"
 #include "xmit.h"
 
-/*
- * RC: PSNs in flight before the requester waits for ACKs (a READ or a new
- * WQE at the head of the queue may always start). UC has no ACKs and no
- * window: it sends as fast as it is asked to.
- */
-#define SROCE_REQ_WINDOW	128
 /* Ask for an ACK at least this often inside long messages. */
 #define SROCE_REQ_ACKREQ_EVERY	32
 
@@ -270,6 +264,7 @@ void sroce_req_start(struct sroce_qp *qp)
 	rq->rd_atomic = 0;
 	rq->unasked = 0;
 	rq->mtu = qp->mtu;
+	rq->window = SROCE_RC_WINDOW_MAX;
 	rq->timeout_ns = sroce_rc_ack_timeout_ns(qp->timeout);
 	sroce_rc_retry_init(&rq->retry, qp->retry_cnt, qp->rnr_retry);
 	rq->rnr_wait = false;
@@ -487,7 +482,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_sq_wqe *e)
 {
 	struct sroce_req *rq = &qp->req;
 	bool room = qp->ibqp.qp_type == IB_QPT_UC ||
-		    sroce_psn_sub(rq->psn, rq->una) < SROCE_REQ_WINDOW;
+		    sroce_psn_sub(rq->psn, rq->una) < rq->window;
 
 	if (rq->cur_pkt)
 		return room;
@@ -504,7 +499,9 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_sq_wqe *e)
  * @qp: an RC or UC QP; sq_lock held, bottom halves off
  *
  * Takes new WQEs from the ring, sends packets from the cursor until the
- * window, the READ/atomic limit or a fence stops it, and keeps the ACK
+ * window (RC: rq->window unacknowledged PSNs, a READ or a WQE at the head
+ * of the queue may always start; UC has none), the READ/atomic limit or
+ * a fence stops it, and keeps the ACK
  * timer running while anything is unacknowledged. On UC each WQE
  * completes when its last packet is sent. A WQE that fails locally stops
  * the requester (rq->failed); the completer completes it in its turn.

@@ -48,6 +48,7 @@ struct sroce_req {
 	u32 rd_atomic;			/* READs and atomics in [head, cur) */
 	u32 unasked;			/* packets sent without AckReq */
 	u32 mtu;			/* path MTU in bytes */
+	u32 window;			/* PSNs in flight, sroce_rc_window_*() */
 	u64 timeout_ns;			/* local ACK timeout, 0: none */
 	struct sroce_rc_retry retry;
 	struct timer_list timer;	/* ACK timeout or RNR wait */

@@ -305,9 +305,11 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	/*
 	 * A QP in the error state must flush what is posted to it at once,
 	 * as in the drain idiom (move to error, post a marker receive, wait
-	 * for its flush completion).
+	 * for its flush completion); the kernel may have put it there on its
+	 * own, which the ring's flags tell.
 	 */
-	if (ibqp->state == IBV_QPS_ERR && *bad_wr != wr) {
+	if (*bad_wr != wr && (ibqp->state == IBV_QPS_ERR ||
+			      sroce_uring_in_error(&qp->rq))) {
 		int db = sroce_doorbell(ibqp, IB_USER_VERBS_CMD_POST_RECV,
 					sizeof(struct ib_uverbs_recv_wr));
 

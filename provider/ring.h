@@ -103,6 +103,19 @@ static inline void sroce_uring_publish(struct sroce_uring *r)
 	__atomic_store_n(&r->hdr->prod, r->index, __ATOMIC_RELEASE);
 }
 
+/*
+ * Producer of a QP's ring, after publishing: has the kernel put the QP in
+ * the error state (so that what was just posted needs a doorbell to be
+ * flushed)? The full fence orders our prod store before the flag load;
+ * the kernel orders its flag store before its prod load the same way.
+ */
+static inline bool sroce_uring_in_error(const struct sroce_uring *r)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return __atomic_load_n(&r->hdr->flags, __ATOMIC_RELAXED) &
+	       SROCE_RING_ERR;
+}
+
 /* Consumer: entries ready, or -1 if the producer index is impossible. */
 static inline int64_t sroce_uring_ready(const struct sroce_uring *r)
 {
@@ -205,7 +218,9 @@ static inline uint64_t sroce_send_ops(enum ibv_qp_type type)
  *
  * Return: 0 or EINVAL (opcode not valid for the QP type, too many SGEs,
  * inline data too long or on an opcode that carries no data out, UD
- * without an AH, misaligned atomic).
+ * without an AH). A misaligned atomic is posted: the responder refuses it
+ * with a NAK invalid request and it completes with
+ * IBV_WC_REM_INV_REQ_ERR, as on ConnectX and rxe.
  */
 static inline int sroce_check_send_wr(const struct sroce_sq_caps *caps,
 				      const struct ibv_send_wr *wr,
@@ -219,10 +234,6 @@ static inline int sroce_check_send_wr(const struct sroce_sq_caps *caps,
 	if (op < 0 || wr->num_sge < 0 || (uint32_t)wr->num_sge > caps->max_sge)
 		return EINVAL;
 	if (caps->qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
-		return EINVAL;
-	if ((op == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
-	     op == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD) &&
-	    (wr->wr.atomic.remote_addr & 7))
 		return EINVAL;
 	if (!(wr->send_flags & IBV_SEND_INLINE))
 		return 0;

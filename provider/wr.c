@@ -167,10 +167,6 @@ static void sroce_wr_atomic(struct ibv_qp_ex *qpx, enum ibv_wr_opcode op,
 
 	if (!wqe)
 		return;
-	if (remote_addr & 7) {
-		sroce_wr_fail(&to_sqp_ex(qpx)->wr, EINVAL);
-		return;
-	}
 	wqe->wr.atomic.remote_addr = remote_addr;
 	wqe->wr.atomic.compare_add = compare_add;
 	wqe->wr.atomic.swap = swap;

@@ -752,6 +752,50 @@ enum sroce_rc_retry_act sroce_rc_retry_rnr(struct sroce_rc_retry *r)
 }
 
 /**
+ * sroce_rc_window_ack() - the send window after an acknowledgment
+ * @window: the requester's window in PSNs (unacknowledged PSNs it may
+ *          have in flight), SROCE_RC_WINDOW_MIN..SROCE_RC_WINDOW_MAX
+ * @acked: PSNs the acknowledgment moved una by
+ *
+ * Not IBTA: a software NIC's defence against the receive queues of the
+ * host it runs on (a veth peer drops what exceeds netdev_max_backlog, 1000
+ * packets per CPU, shared by every QP). The window grows by what was
+ * acknowledged, so it doubles each round trip up to the maximum, as TCP's
+ * slow start; losses shrink it (sroce_rc_window_loss()). Without this,
+ * QPs that lose their windows together resend them together, lose them
+ * again, and run out of retries.
+ *
+ * Return: the new window.
+ */
+u32 sroce_rc_window_ack(u32 window, u32 acked)
+{
+	if (window < SROCE_RC_WINDOW_MIN)
+		window = SROCE_RC_WINDOW_MIN;
+	if (acked >= SROCE_RC_WINDOW_MAX ||
+	    window + acked >= SROCE_RC_WINDOW_MAX)
+		return SROCE_RC_WINDOW_MAX;
+	return window + acked;
+}
+
+/**
+ * sroce_rc_window_loss() - the send window after a loss
+ * @window: the window in PSNs
+ * @timeout: the loss was found by the ACK timer (else by a NAK sequence
+ *           error or an implied NAK)
+ *
+ * A NAK halves the window; a timeout, which means nothing at all came
+ * back for a whole timeout, restarts it from the minimum.
+ *
+ * Return: the new window, at least SROCE_RC_WINDOW_MIN.
+ */
+u32 sroce_rc_window_loss(u32 window, bool timeout)
+{
+	if (timeout || window / 2 < SROCE_RC_WINDOW_MIN)
+		return SROCE_RC_WINDOW_MIN;
+	return window / 2;
+}
+
+/**
  * sroce_rc_ack_timeout_ns() - the local ACK timeout
  * @timeout: the QP's 5-bit timeout attribute
  *

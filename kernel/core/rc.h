@@ -273,6 +273,14 @@ enum sroce_rc_retry_act sroce_rc_retry_nak(struct sroce_rc_retry *r);
 enum sroce_rc_retry_act sroce_rc_retry_rnr(struct sroce_rc_retry *r);
 void sroce_rc_retry_progress(struct sroce_rc_retry *r);
 
+/* -- Send window ------------------------------------------------------- */
+
+#define SROCE_RC_WINDOW_MIN	8	/* PSNs */
+#define SROCE_RC_WINDOW_MAX	128
+
+u32 sroce_rc_window_ack(u32 window, u32 acked);
+u32 sroce_rc_window_loss(u32 window, bool timeout);
+
 /* -- Timers ------------------------------------------------------------ */
 
 #define SROCE_RC_TIMEOUT_MIN_CODE	8	/* 4.096 us << 8 = 1.048576 ms */

@@ -726,10 +726,11 @@ FIXTURE_VARIANT_ADD(xfer, rc_ipv4) {
 
 /*
  * 16 RC pairs, each writing 1 MiB, all at once (16 Ki packets at path MTU
- * 1024, up to 16 x 128 in flight). Known to fail now and then when
- * written: the receiving veth's backlog (1000 packets) drops thousands,
- * every QP resends its window after the same timeout, and some WRITEs
- * end in IBV_WC_RETRY_EXC_ERR (retry_cnt 7, timeout 14).
+ * 1024, up to 16 x 128 in flight). The receiving veth's backlog (1000
+ * packets) drops thousands; this is what the requester's loss-driven
+ * window (core/rc.c, sroce_rc_window_*) is for: without it, every QP
+ * resent its whole window after the same timeout and some WRITEs ended
+ * in IBV_WC_RETRY_EXC_ERR (retry_cnt 7, timeout 14).
  */
 FIXTURE_VARIANT_ADD(xfer, rc_ipv4_bulk) {
 	.type = IBV_QPT_RC, .npairs = 16, .rounds = 1, .family = 0,
@@ -1069,8 +1070,6 @@ TEST_F_TIMEOUT(counter, fetch_add_from_many_qps, 120)
 /*
  * A device that executes atomics says so (ConnectX and rdma_rxe report
  * IBV_ATOMIC_HCA); applications such as perftest's ib_atomic_* look at it.
- * Known to fail when written: sroce_query_device() leaves atomic_cap at
- * IB_ATOMIC_NONE although the device executes atomics.
  */
 TEST(device_reports_atomic_cap)
 {

@@ -457,10 +457,10 @@ TEST_F(neg, read_past_mr_end)
 /*
  * A receive posted to a responder whose QP went to the error state on
  * its own (a remote access error, not ibv_modify_qp) completes with
- * IBV_WC_WR_FLUSH_ERR, as on a QP moved to ERROR (post_in_error). Known
- * to fail when written: the provider rings the receive doorbell only when
- * libibverbs' cached qp->state is ERR, which an asynchronous error does
- * not change, so the receive never completes.
+ * IBV_WC_WR_FLUSH_ERR, as on a QP moved to ERROR (post_in_error). The
+ * provider cannot learn that from libibverbs' cached qp->state, which an
+ * asynchronous error does not change: the kernel flags the ring
+ * (SROCE_RING_ERR) and the provider rings the receive doorbell then.
  */
 TEST_F(neg, recv_after_remote_error)
 {
@@ -536,9 +536,8 @@ TEST_F(neg, atomic_qp_without_remote_atomic)
 /*
  * An atomic on a remote address that is not 8-byte aligned: the
  * responder answers with an invalid-request NAK (rdma_rxe: its
- * RESPST_ERR_MISALIGNED_ATOMIC), so IBV_WC_REM_INV_REQ_ERR. Known to fail
- * when written: sroce's provider refuses the WR in ibv_post_send()
- * (EINVAL, sroce_check_send_wr()), so it never reaches the responder.
+ * RESPST_ERR_MISALIGNED_ATOMIC), so IBV_WC_REM_INV_REQ_ERR; the provider
+ * must not refuse it at post time.
  */
 TEST_F(neg, atomic_unaligned)
 {

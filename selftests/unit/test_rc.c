@@ -1111,6 +1111,30 @@ static void test_ack_timeout(void)
 		       sroce_rc_ack_timeout_ns(t[i].code));
 }
 
+static void test_window(void)
+{
+	u32 w = SROCE_RC_WINDOW_MAX, rounds = 0;
+
+	CHECK_EQ(sroce_rc_window_loss(w, false), SROCE_RC_WINDOW_MAX / 2);
+	CHECK_EQ(sroce_rc_window_loss(w, true), SROCE_RC_WINDOW_MIN);
+	CHECK_EQ(sroce_rc_window_loss(SROCE_RC_WINDOW_MIN, false),
+		 SROCE_RC_WINDOW_MIN);
+	CHECK_EQ(sroce_rc_window_loss(0, false), SROCE_RC_WINDOW_MIN);
+	CHECK_EQ(sroce_rc_window_ack(0, 0), SROCE_RC_WINDOW_MIN);
+	CHECK_EQ(sroce_rc_window_ack(SROCE_RC_WINDOW_MAX, 1),
+		 SROCE_RC_WINDOW_MAX);
+	CHECK_EQ(sroce_rc_window_ack(10, 0xffffffffu), SROCE_RC_WINDOW_MAX);
+	CHECK_EQ(sroce_rc_window_ack(10, 5), 15);
+	/* From the minimum, a window acknowledged whole doubles. */
+	for (w = SROCE_RC_WINDOW_MIN; w < SROCE_RC_WINDOW_MAX; rounds++) {
+		u32 next = sroce_rc_window_ack(w, w);
+
+		CHECK(next == 2 * w || next == SROCE_RC_WINDOW_MAX);
+		w = next;
+	}
+	CHECK(rounds == 4);	/* 8 -> 16 -> 32 -> 64 -> 128 */
+}
+
 /* -- simulation -------------------------------------------------------- */
 
 #define SIM_PMTU	256
@@ -1688,6 +1712,7 @@ static const struct ktap_case cases[] = {
 	{ "rc_comp_walk_implicit_ack", test_comp_walk },
 	{ "rc_retry_budget", test_retry },
 	{ "rc_ack_timeout", test_ack_timeout },
+	{ "rc_send_window", test_window },
 	{ "rc_sim_clean_wire", test_sim_clean },
 	{ "rc_sim_lossy_wire", test_sim_lossy },
 	{ "rc_sim_rnr_and_read_replay", test_sim_rnr_replay },

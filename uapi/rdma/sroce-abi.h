@@ -67,12 +67,23 @@ struct sroce_ring {
 	__u32 prod;
 	__u32 log2_entries;
 	__u32 stride;
-	__u32 pad0[13];
+	__u32 flags;		/* SROCE_RING_*, written by the kernel */
+	__u32 pad0[12];
 	__u32 cons;
 	__u32 pad1[15];
 };
 
 #define SROCE_RING_HDR_SIZE	128
+
+/*
+ * flags of a QP's SQ and RQ rings: the QP is in the error state, so a
+ * receive WQE posted now must be flushed by a doorbell (the kernel only
+ * reads a receive ring when a message arrives). The kernel sets it before
+ * flushing (then a full barrier, then it reads prod); a provider publishes
+ * prod, then a full barrier, then reads flags: one of them sees the other.
+ * Older kernels leave it 0 (the padding it replaces).
+ */
+#define SROCE_RING_ERR		(1 << 0)
 
 /* send_flags of a send WQE (the values of ibv_send_flags). */
 #define SROCE_SEND_FENCE	(1 << 0)
