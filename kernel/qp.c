@@ -319,18 +319,25 @@ static void sroce_qp_last_wqe(struct sroce_qp *qp)
 }
 
 /**
- * sroce_qp_error() - move a QP to the error state, flush it, tell its user
+ * sroce_qp_error_event() - move a QP to the error state, flush it, tell
+ *	its user
  * @qp: the QP; no QP lock held
+ * @type: the affiliated asynchronous event to raise (enum ib_event_type),
+ *	or SROCE_EVENT_NONE: an
+ *	error a completion reports (a failed send or receive WQE) raises
+ *	none, as on ConnectX; a responder's invalid request
+ *	(IB_EVENT_QP_REQ_ERR) or access violation (IB_EVENT_QP_ACCESS_ERR)
+ *	does. A QP on an SRQ also gets IB_EVENT_QP_LAST_WQE_REACHED.
  *
  * Any context: the engines call it from softirq after dropping their locks
  * (no engine ever holds another QP's locks; see xmit.c on loopback).
  */
-void sroce_qp_error(struct sroce_qp *qp)
+void sroce_qp_error_event(struct sroce_qp *qp, int type)
 {
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
 		.element.qp = &qp->ibqp,
-		.event = IB_EVENT_QP_FATAL,
+		.event = (enum ib_event_type)type,
 	};
 	bool was, dying;
 
@@ -342,8 +349,18 @@ void sroce_qp_error(struct sroce_qp *qp)
 	spin_unlock_bh(&qp->lock);
 	if (was || dying || !qp->ibqp.event_handler)
 		return;
-	qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	if (type != SROCE_EVENT_NONE)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	sroce_qp_last_wqe(qp);
+}
+
+/**
+ * sroce_qp_error() - sroce_qp_error_event() with no event of its own
+ * @qp: the QP; no QP lock held
+ */
+void sroce_qp_error(struct sroce_qp *qp)
+{
+	sroce_qp_error_event(qp, SROCE_EVENT_NONE);
 }
 
 /**

@@ -78,6 +78,8 @@ struct sroce_dev;
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
+#define SROCE_EVENT_NONE	(-1)
+void sroce_qp_error_event(struct sroce_qp *qp, int type);
 u32 sroce_wc_opcode(u32 wr_opcode);
 
 #endif /* SROCE_QP_H */

@@ -620,7 +620,9 @@ void sroce_rcresp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 				 SROCE_NAK_REM_ACCESS_ERR : SROCE_NAK_REM_OP_ERR);
 	}
 	spin_unlock(&qp->resp_lock);
-	sroce_qp_error(qp);
+	sroce_qp_error_event(qp, rr == SROCE_RR_INVALID ? IB_EVENT_QP_REQ_ERR :
+			     rr == SROCE_RR_ACCESS ? IB_EVENT_QP_ACCESS_ERR :
+			     SROCE_EVENT_NONE);
 	return;
 out:
 	spin_unlock(&qp->resp_lock);

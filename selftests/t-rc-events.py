@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""t-rc-events.py: the asynchronous events of RC QPs and SRQs, through
+unmodified pyverbs on one device (loopback): the SRQ limit event fires once
+when the SRQ drops below its limit and disarms it; a QP on an SRQ that
+enters the error state reports the last WQE reached; a responder that
+refuses a request reports an access error (bad rkey) or an invalid request
+(misaligned atomic) while the requester's WR completes with the matching
+status and no event; moving a QP to error by hand raises nothing else."""
+import os
+import select
+import sys
+
+from ktap import Tests, sh
+from roce import ipv4_gid
+
+t = Tests()
+t.require_root()
+t.require_pyverbs()
+t.require_module('sroce')
+
+import pyverbs.enums as e  # noqa: E402
+from pyverbs.addr import AHAttr, GlobalRoute  # noqa: E402
+from pyverbs.cq import CQ  # noqa: E402
+from pyverbs.device import Context  # noqa: E402
+from pyverbs.mr import MR  # noqa: E402
+from pyverbs.pd import PD  # noqa: E402
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr  # noqa: E402
+from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr  # noqa: E402
+from pyverbs.wr import SGE, RecvWR, SendWR  # noqa: E402
+
+DEV = 'sroce0'
+sh(f'rdma link add {DEV} type sroce netdev eth0')
+ctx = Context(name=DEV)
+pd = PD(ctx)
+gidx, gid = ipv4_gid(ctx)
+ACC = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
+       e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
+cq = CQ(ctx, 256)
+mr = MR(pd, 1 << 16, ACC)
+objs = []
+
+
+
+def async_fd():
+    """The context's async event file (pyverbs does not expose it)."""
+    for fd in os.listdir('/proc/self/fd'):
+        try:
+            if os.readlink(f'/proc/self/fd/{fd}') == \
+                    'anon_inode:[infinibandevent]':
+                return int(fd)
+        except OSError:
+            pass
+    raise LookupError('no async event fd')
+
+
+AFD = async_fd()
+
+
+def expect_events(want, timeout=5.0):
+    """Exactly the events in @want arrive (in any order), then no more."""
+    got = []
+    while True:
+        wait = timeout if len(got) < len(want) else 0.5
+        if not select.select([AFD], [], [], wait)[0]:
+            break
+        ev = ctx.get_async_event()
+        got.append(ev.event_type)
+        ev.ack()
+    assert sorted(got) == sorted(want), f'events {got}, wanted {want}'
+
+
+def rc_qp(srq=None):
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq, srq=srq,
+                           cap=QPCap(max_send_wr=16, max_recv_wr=16)))
+    a = QPAttr()
+    a.qp_state = e.IBV_QPS_INIT
+    a.pkey_index = 0
+    a.port_num = 1
+    a.qp_access_flags = ACC
+    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
+              e.IBV_QP_ACCESS_FLAGS)
+    objs.append(qp)
+    return qp
+
+
+def connect(qp, peer):
+    a = QPAttr()
+    a.qp_state = e.IBV_QPS_RTR
+    a.path_mtu = e.IBV_MTU_1024
+    a.dest_qp_num = peer.qp_num
+    a.rq_psn = 0
+    a.max_dest_rd_atomic = 4
+    a.min_rnr_timer = 1
+    a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=gidx),
+                       is_global=1, port_num=1)
+    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
+              e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN |
+              e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER)
+    a = QPAttr()
+    a.qp_state = e.IBV_QPS_RTS
+    a.sq_psn = 0
+    a.timeout = 12
+    a.retry_cnt = 3
+    a.rnr_retry = 3
+    a.max_rd_atomic = 4
+    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
+              e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
+              e.IBV_QP_MAX_QP_RD_ATOMIC)
+
+
+def pair(srq=None):
+    a, b = rc_qp(), rc_qp(srq)
+    connect(a, b)
+    connect(b, a)
+    return a, b
+
+
+def poll(n, tries=200000):
+    wcs = []
+    while len(wcs) < n and tries:
+        got, w = cq.poll(n - len(wcs))
+        wcs += w[:got]
+        tries -= 1
+    assert len(wcs) == n, f'{len(wcs)} of {n} completions'
+    return wcs
+
+
+def to_err(qp):
+    a = QPAttr()
+    a.qp_state = e.IBV_QPS_ERR
+    qp.modify(a, e.IBV_QP_STATE)
+
+
+def send(qp, wr_id):
+    qp.post_send(SendWR(wr_id=wr_id, opcode=e.IBV_WR_SEND, num_sge=1,
+                        sg=[SGE(mr.buf, 64, mr.lkey)],
+                        send_flags=e.IBV_SEND_SIGNALED))
+
+
+@t.case('SRQ limit: one event when it drops below the limit, then disarmed')
+def _():
+    srq = SRQ(pd, SrqInitAttr(SrqAttr(max_wr=16, max_sge=1)))
+    objs.append(srq)
+    for i in range(8):
+        srq.post_recv(RecvWR(wr_id=i, num_sge=1,
+                             sg=[SGE(mr.buf + 4096, 1024, mr.lkey)]))
+    srq.modify(SrqAttr(srq_limit=4), e.IBV_SRQ_LIMIT)
+    a, b = pair(srq)
+    for i in range(4):	# 8 -> 4: not below the limit yet
+        send(a, i)
+        poll(2)
+    expect_events([])
+    assert srq.query().srq_limit == 4
+    send(a, 4)		# 4 -> 3
+    poll(2)
+    expect_events([e.IBV_EVENT_SRQ_LIMIT_REACHED])
+    assert srq.query().srq_limit == 0, 'the limit did not disarm'
+    send(a, 5)		# 3 -> 2: disarmed, no second event
+    poll(2)
+    expect_events([])
+    # A QP on an SRQ moved to error: the last WQE reached, nothing else.
+    to_err(b)
+    expect_events([e.IBV_EVENT_QP_LAST_WQE_REACHED])
+    to_err(a)
+    poll(0)
+    expect_events([])
+
+
+@t.case('bad rkey: requester REM_ACCESS_ERR, responder QP_ACCESS_ERR')
+def _():
+    a, b = pair()
+    wr = SendWR(wr_id=7, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(mr.buf, 64, mr.lkey)], send_flags=e.IBV_SEND_SIGNALED)
+    wr.set_wr_rdma(mr.rkey ^ 0x100, mr.buf)
+    a.post_send(wr)
+    w, = poll(1)
+    assert w.wr_id == 7 and w.status == e.IBV_WC_REM_ACCESS_ERR, w.status
+    expect_events([e.IBV_EVENT_QP_ACCESS_ERR])
+    assert b.query(e.IBV_QP_STATE)[0].qp_state == e.IBV_QPS_ERR
+    assert a.query(e.IBV_QP_STATE)[0].qp_state == e.IBV_QPS_ERR
+
+
+@t.case('misaligned atomic: requester REM_INV_REQ_ERR, responder QP_REQ_ERR')
+def _():
+    a, b = pair()
+    wr = SendWR(wr_id=8, opcode=e.IBV_WR_ATOMIC_FETCH_AND_ADD, num_sge=1,
+                sg=[SGE(mr.buf, 8, mr.lkey)], send_flags=e.IBV_SEND_SIGNALED)
+    wr.set_wr_atomic(mr.rkey, mr.buf + 4, 1, 0)
+    a.post_send(wr)
+    w, = poll(1)
+    assert w.wr_id == 8 and w.status == e.IBV_WC_REM_INV_REQ_ERR, w.status
+    expect_events([e.IBV_EVENT_QP_REQ_ERR])
+
+
+@t.case('everything destroyed cleanly')
+def _():
+    for o in reversed(objs):
+        o.close()
+    for o in (mr, cq, pd, ctx):
+        o.close()
+    sh(f'rdma link delete {DEV}')
+
+
+sys.exit(t.run())
