@@ -39,11 +39,15 @@ ktap_check "SRQ, IPv4, 16 QPs" two ibv_srq_pingpong 4 -s 4096 -n 100
 ktap_check "SRQ, IPv6, completion events" two ibv_srq_pingpong 6 -s 1000 -n 100 -e
 ktap_check "SRQ, 1 MiB" two ibv_srq_pingpong 4 -s 1048576 -n 2 -q 4
 ktap_check "SRQ, loopback on one device" loop ibv_srq_pingpong -s 4096 -n 50
-no_drops() {	# no_drops: no packet refused on receive on either host
+# no_drops: no packet refused on receive on either host. Not counted:
+# rx_drop_no_qp and rx_drop_qp_state, which take late duplicates (a resend
+# after a spurious ACK timeout on a loaded host) that reach a QP its
+# program has already destroyed.
+no_drops() {
 	local d out=
 	for d in 1 2; do
 		out+=$(rdma statistic show link "sroce_h$d/1" |
-			awk '{ for (i = 3; i < NF; i += 2) if ($(i + 1) != 0 && $i ~ /^rx_(drop|icrc)/) print $1, $2, $i, $(i + 1) }')
+			awk '{ for (i = 3; i < NF; i += 2) if ($(i + 1) != 0 && $i ~ /^rx_(drop|icrc)/ && $i !~ /no_qp|qp_state/) print $1, $2, $i, $(i + 1) }')
 	done
 	[ -z "$out" ] || { echo "$out"; return 1; }
 }
