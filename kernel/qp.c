@@ -488,6 +488,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (ibqp->qp_type != IB_QPT_UD && cur == IB_QPS_RTR &&
 	    new == IB_QPS_RTS)
 		sroce_req_start(qp);
+	else if (ibqp->qp_type != IB_QPT_UD && new == IB_QPS_RTS)
+		sroce_req_update(qp);
 	WRITE_ONCE(qp->state, new);
 	if (new == IB_QPS_RESET)
 		sroce_qp_reset(qp);

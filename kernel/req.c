@@ -273,6 +273,23 @@ void sroce_req_start(struct sroce_qp *qp)
 }
 
 /**
+ * sroce_req_update() - RTS (or SQD) to RTS changed the retry attributes
+ * @qp: the QP; qp->lock held
+ *
+ * A new timeout applies from the next time the timer is armed; new retry
+ * counts start a fresh budget.
+ */
+void sroce_req_update(struct sroce_qp *qp)
+{
+	struct sroce_req *rq = &qp->req;
+
+	spin_lock(&qp->sq_lock);
+	rq->timeout_ns = sroce_rc_ack_timeout_ns(qp->timeout);
+	sroce_rc_retry_init(&rq->retry, qp->retry_cnt, qp->rnr_retry);
+	spin_unlock(&qp->sq_lock);
+}
+
+/**
  * sroce_req_arm() - (re)start the QP's timer
  * @qp: the QP; sq_lock held
  * @ns: from now

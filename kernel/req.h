@@ -60,6 +60,7 @@ struct sroce_req {
 int sroce_req_init(struct sroce_qp *qp);
 void sroce_req_cleanup(struct sroce_qp *qp);
 void sroce_req_start(struct sroce_qp *qp);
+void sroce_req_update(struct sroce_qp *qp);
 void sroce_req_send(struct sroce_qp *qp);
 void sroce_req_seek(struct sroce_qp *qp, u32 psn);
 void sroce_req_arm(struct sroce_qp *qp, u64 ns);
