@@ -118,6 +118,32 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/*
+ * ibv_rereg_mr(): always a new MR (new keys) in place of the old one, which
+ * the core then deregisters; what the flags do not change is taken from
+ * the old MR. In-place changes would race with engines that checked the
+ * old rights and are still copying.
+ */
+struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *pd, struct ib_udata *udata)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (!mr->umem)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = mr->umem->length;
+		iova = ibmr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	if (!(flags & IB_MR_REREG_PD))
+		pd = ibmr->pd;
+	return sroce_reg_user_mr(pd, start, length, iova, access, udata);
+}
+
 static void sroce_mr_release(struct kref *ref)
 {
 	complete(&container_of(ref, struct sroce_mr, ref)->free);

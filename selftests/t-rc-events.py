@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""t-rc-events.py: the asynchronous events of RC QPs and SRQs, through
+"""t-rc-events.py: the asynchronous events of RC QPs and SRQs, and MR
+re-registration, through
 unmodified pyverbs on one device (loopback): the SRQ limit event fires once
 when the SRQ drops below its limit and disarms it; a QP on an SRQ that
 enters the error state reports the last WQE reached; a responder that
 refuses a request reports an access error (bad rkey) or an invalid request
 (misaligned atomic) while the requester's WR completes with the matching
-status and no event; moving a QP to error by hand raises nothing else."""
+status and no event; moving a QP to error by hand raises nothing else;
+ibv_rereg_mr gives new rights under new keys, and the old key is dead."""
 import os
 import select
 import sys
@@ -191,6 +193,30 @@ def _():
     w, = poll(1)
     assert w.wr_id == 8 and w.status == e.IBV_WC_REM_INV_REQ_ERR, w.status
     expect_events([e.IBV_EVENT_QP_REQ_ERR])
+
+
+@t.case('ibv_rereg_mr: new rights under a new key; the old key is dead')
+def _():
+    m = MR(pd, 8192, e.IBV_ACCESS_LOCAL_WRITE)
+    objs.insert(0, m)
+    old = m.rkey
+    m.rereg(e.IBV_REREG_MR_CHANGE_ACCESS, pd, 0, 0, ACC)
+    assert m.rkey != old, 'rereg kept the key'
+    data = bytes(range(256)) * 4
+    mr.write(data, len(data))
+    for rkey, want, ev in ((m.rkey, e.IBV_WC_SUCCESS, []),
+                           (old, e.IBV_WC_REM_ACCESS_ERR,
+                            [e.IBV_EVENT_QP_ACCESS_ERR])):
+        a, b = pair()
+        wr = SendWR(wr_id=9, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                    sg=[SGE(mr.buf, len(data), mr.lkey)],
+                    send_flags=e.IBV_SEND_SIGNALED)
+        wr.set_wr_rdma(rkey, m.buf + 100)
+        a.post_send(wr)
+        w, = poll(1)
+        assert w.status == want, (w.status, want)
+        expect_events(ev)
+    assert m.read(len(data), 100) == data, 'WRITE through the new key lost'
 
 
 @t.case('everything destroyed cleanly')
