@@ -9,6 +9,7 @@
  */
 #include <linux/slab.h>
 #include <linux/xarray.h>
+#include <rdma/ib_mad.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/sroce-abi.h>
 
@@ -16,6 +17,7 @@
 #include "core/rc.h"
 #include "cq.h"
 #include "device.h"
+#include "kverbs.h"
 #include "mcast.h"
 #include "qp.h"
 
@@ -100,19 +102,18 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_create_qp_resp resp = {};
+	bool gsi = init->qp_type == IB_QPT_GSI;
 	bool srq = init->srq;
 	u32 qpn;
 	int err;
 
-	/* Kernel QPs (the MAD layer's GSI QP, kernel ULPs) come later. */
-	if (!udata)
-		return -EOPNOTSUPP;
-	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
-	    init->qp_type != IB_QPT_UD)
+	/* QP1, the GSI QP, is the MAD layer's: kernel only. */
+	if (gsi ? !!udata : init->qp_type != IB_QPT_RC &&
+	    init->qp_type != IB_QPT_UC && init->qp_type != IB_QPT_UD)
 		return -EOPNOTSUPP;
 	if (init->create_flags)
 		return -EOPNOTSUPP;
-	if (udata->outlen < sizeof(resp))
+	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
 	err = sroce_qp_check_caps(&init->cap, srq);
 	if (err)
@@ -129,7 +130,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->rq_lock);
 	INIT_WORK(&qp->error_work, sroce_qp_error_work);
 	qp->state = IB_QPS_RESET;
-	qp->user = true;
+	qp->user = !!udata;
+	sroce_kverbs_qp_init(qp);
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->path_mtu = IB_MTU_1024;
 
@@ -137,16 +139,22 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_count;
 
-	err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp,
-			      XA_LIMIT(SROCE_MIN_QPN, SROCE_QPN_MAX),
-			      &sdev->qp_next, GFP_KERNEL);
+	qpn = SROCE_GSI_QPN;
+	if (gsi)
+		err = xa_insert(&sdev->qp_xa, qpn, qp, GFP_KERNEL);
+	else
+		err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp,
+				      XA_LIMIT(SROCE_MIN_QPN, SROCE_QPN_MAX),
+				      &sdev->qp_next, GFP_KERNEL);
 	if (err < 0)
 		goto err_queues;
 	ibqp->qp_num = qpn;
 
-	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-	if (err)
-		goto err_qpn;
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_qpn;
+	}
 	return 0;
 
 err_qpn:
@@ -349,6 +357,10 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	    attr->max_dest_rd_atomic > SROCE_MAX_RD_ATOMIC)
 		return -EINVAL;
 	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_QPN_MAX)
+		return -EINVAL;
+	/* QP1 takes only MADs: the GSI Q_Key. */
+	if ((mask & IB_QP_QKEY) && qp->ibqp.qp_type == IB_QPT_GSI &&
+	    attr->qkey != IB_QP1_QKEY)
 		return -EINVAL;
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE |

@@ -20,6 +20,7 @@
 #define SROCE_MAX_INLINE	512
 #define SROCE_MAX_RD_ATOMIC	16
 #define SROCE_MIN_QPN		16	/* below: reserved (QP0, QP1) */
+#define SROCE_GSI_QPN		1
 
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -55,6 +56,10 @@ struct sroce_qp {
 	struct sroce_av av;
 
 	struct work_struct error_work;	/* sroce_qp_error_async() */
+
+	/* Kernel QPs (kverbs.c): producers of the rings, the send engine. */
+	spinlock_t post_lock;		/* leaf; any context */
+	struct work_struct send_work;
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)

@@ -130,7 +130,7 @@ void sroce_resp_ud_qp(struct sroce_dev *sdev, struct sroce_qp *qp,
 	u8 grh[SROCE_GRH_BYTES];
 	bool taken;
 
-	if (qp->ibqp.qp_type != IB_QPT_UD) {
+	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI) {
 		sroce_count(c, SROCE_CNT_RX_NO_QP);
 		return;
 	}
