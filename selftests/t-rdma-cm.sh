@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# t-rdma-cm.sh: the kernel's MAD layer, IB CM and RDMA CM on sroce (kernel
+# verbs, QP1): unmodified udaddy (UD through rdma_cm's SIDR exchange over
+# QP1) between hosts and in loopback, IPv4 and IPv6, and mckey (multicast
+# joined through rdma_cm); afterwards no CM ID or user object is left.
+#
+#   h1: veth1 ── sroce_h1 ┐
+#                         ├── veth pair
+#   h2: veth2 ── sroce_h2 ┘
+#
+# RC through rdma_cm (rping, ucmatose, rdma_server) waits for the RC
+# engine.
+here=$(dirname "$(readlink -f "$0")")
+. "$here/ktap.sh"
+. "$here/lib.sh"
+
+ktap_require root cmd:rdma cmd:udaddy cmd:mckey module:sroce module:veth \
+	module:rdma_ucm
+
+ktap_plan 13
+
+out_dir=$(mktemp -d)
+cleanup() { hosts_cleanup; rm -rf "$out_dir"; }
+
+# The devices' objects, one line each: "pd N cq N qp N cm_id N mr N ...".
+objects() {
+	rdma resource show | grep -E ' sroce_h[12]:' |
+		sed 's/^[0-9]*: //'
+}
+
+listening() { rdma resource show cm_id | grep -q "state LISTEN.*src-addr $1"; }
+
+# udaddy_pair SRV_HOST SRV_ADDR CLI_HOST ARGS...: a server bound to
+# SRV_ADDR, a client on CLI_HOST; both must complete their transfers.
+udaddy_pair() {
+	local sh=$1 sa=$2 ch=$3 out rc pid
+	shift 3
+	host_exec "$sh" timeout 30 udaddy -b "$sa" "$@" \
+		>"$out_dir/server" 2>&1 &
+	pid=$!
+	wait_for 10 listening "$sa"
+	out=$(host_exec "$ch" timeout 30 udaddy -s "$sa" "$@" 2>&1)
+	rc=$?
+	wait $pid || rc=1
+	echo "$out"
+	echo "-- server:"
+	cat "$out_dir/server"
+	[ "$rc" -eq 0 ] && grep -q 'data transfers complete' <<<"$out" &&
+		grep -q 'data transfers complete' "$out_dir/server"
+}
+
+# mckey_pair RCV_HOST RCV_ADDR SND_HOST SND_ADDR GROUP ARGS...: a receiver
+# joins GROUP and must get every datagram of the sender.
+mckey_pair() {
+	local rh=$1 ra=$2 sh=$3 sa=$4 group=$5 out rc pid
+	shift 5
+	host_exec "$rh" timeout 30 mckey -m "$group" -b "$ra" "$@" \
+		>"$out_dir/receiver" 2>&1 &
+	pid=$!
+	wait_for 10 grep -q 'joined' "$out_dir/receiver"
+	out=$(host_exec "$sh" timeout 30 mckey -m "$group" -b "$sa" -s "$@" 2>&1)
+	rc=$?
+	wait $pid || rc=1
+	echo "$out"
+	echo "-- receiver:"
+	cat "$out_dir/receiver"
+	[ "$rc" -eq 0 ] && grep -q 'data transfers complete' <<<"$out" &&
+		grep -q 'data transfers complete' "$out_dir/receiver"
+}
+
+no_drops() {
+	local d
+	for d in sroce_h1 sroce_h2; do
+		rdma statistic show link "$d/1" | grep -q \
+			'rx_drop_no_qp 0 rx_drop_qp_state 0 rx_drop_qkey 0 rx_drop_no_wqe 0' ||
+			{ rdma statistic show link "$d/1"; return 1; }
+	done
+}
+
+gsi_up() {
+	rdma resource show qp link sroce_h1/1 | grep 'lqpn 1 type GSI state RTS' &&
+		rdma resource show qp link sroce_h2/1
+}
+
+objects_back() {
+	objects
+	[ "$(objects)" = "$before" ] || { echo "before:"; echo "$before"; false; }
+}
+
+devices_delete() {
+	host_exec 1 rdma link delete sroce_h1 &&
+		host_exec 2 rdma link delete sroce_h2 &&
+		! rdma link show | grep sroce_h
+}
+
+hosts_create 2
+trap cleanup EXIT
+sroce_add 1
+sroce_add 2
+before=$(objects)
+
+ktap_expect "the MAD layer's QP1 (GSI) is up on each device" \
+	'sroce_h2/1 lqpn 1 type GSI state RTS' gsi_up
+
+ktap_check "udaddy, IPv4, between hosts: 20 datagrams of 1000 bytes" \
+	udaddy_pair 2 "$(host_ip 2)" 1 -C 20 -S 1000
+ktap_check "udaddy, IPv6, between hosts" \
+	udaddy_pair 2 "$(host_ip6 2)" 1 -C 20 -S 500
+ktap_check "udaddy, 4 connections at once" \
+	udaddy_pair 2 "$(host_ip 2)" 1 -c 4 -C 10
+ktap_check "udaddy in loopback on one device, IPv4" \
+	udaddy_pair 1 "$(host_ip 1)" 1 -C 10
+ktap_check "udaddy in loopback on one device, IPv6" \
+	udaddy_pair 1 "$(host_ip6 1)" 1 -C 10
+ktap_refuse "no server: the client is told the address is unreachable" \
+	'event: RDMA_CM_EVENT_(UNREACHABLE|REJECTED)' \
+	host_exec 1 timeout 30 udaddy -s "$(host_ip 2)"
+ktap_check "no datagram dropped on either host" no_drops
+
+ktap_check "mckey, IPv4, between hosts" \
+	mckey_pair 2 "$(host_ip 2)" 1 "$(host_ip 1)" 239.77.0.1 -C 20
+ktap_check "mckey, IPv4, both ends on one device" \
+	mckey_pair 1 "$(host_ip 1)" 1 "$(host_ip 1)" 239.77.0.2 -C 20
+# rdma_cm itself joins RoCEv2 multicast groups for IPv4 only (IGMP) up to
+# at least 6.1: IPv6 is refused with ENOTSUPP (524) before the device.
+out=$(mckey_pair 2 "$(host_ip6 2)" 1 "$(host_ip6 1)" ff0e::77 -C 20 2>&1)
+if [ $? -eq 0 ]; then
+	ktap_ok "mckey, IPv6, between hosts"
+elif grep -q 'failure joining: Unknown error 524' <<<"$out"; then
+	ktap_skip "mckey, IPv6, between hosts" \
+		"this kernel's rdma_cm has no IPv6 multicast over RoCEv2"
+else
+	ktap_diag <<<"$out"
+	ktap_fail "mckey, IPv6, between hosts"
+fi
+
+ktap_expect "afterwards: no CM ID, objects back to the MAD layer's own" \
+	'cm_id 0' objects_back
+ktap_check "the devices delete with the CM attached" devices_delete
+
+ktap_finish
