@@ -3,7 +3,8 @@
 # t-rdma-cm.sh: the kernel's MAD layer, IB CM and RDMA CM on sroce (kernel
 # verbs, QP1): unmodified udaddy (UD through rdma_cm's SIDR exchange over
 # QP1) between hosts and in loopback, IPv4 and IPv6, and mckey (multicast
-# joined through rdma_cm); afterwards no CM ID or user object is left.
+# joined through rdma_cm); datagrams too long for QP1 do not disturb it;
+# afterwards no CM ID or user object is left.
 #
 #   h1: veth1 ── sroce_h1 ┐
 #                         ├── veth pair
@@ -18,7 +19,7 @@ here=$(dirname "$(readlink -f "$0")")
 ktap_require root cmd:rdma cmd:udaddy cmd:mckey module:sroce module:veth \
 	module:rdma_ucm
 
-ktap_plan 13
+ktap_plan 15
 
 out_dir=$(mktemp -d)
 cleanup() { hosts_cleanup; rm -rf "$out_dir"; }
@@ -88,6 +89,28 @@ objects_back() {
 	[ "$(objects)" = "$before" ] || { echo "before:"; echo "$before"; false; }
 }
 
+counter() {	# counter DEV NAME
+	rdma statistic show link "$1/1" |
+		awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) print $(i + 1) }'
+}
+
+at_least() { [ "$(counter "$1" "$2")" -ge "$3" ]; }
+
+# 600 datagrams to QP1 with the GSI Q_Key, each longer than a MAD (more than
+# the 512 receive buffers the MAD layer posts): each is dropped and counted,
+# none uses up a buffer or moves QP1 to error.
+mad_flood() {
+	local mac1 c0
+	mac1=$(host_exec 1 cat /sys/class/net/veth1/address)
+	c0=$(counter sroce_h1 rx_drop_bad_length)
+	host_exec 2 python3 "$here/inject.py" veth2 "$mac1" "$(host_ip 2)" \
+		"$(host_ip 1)" mad-long 600 || return 1
+	wait_for 10 at_least sroce_h1 rx_drop_bad_length $((c0 + 600)) ||
+		{ rdma statistic show link sroce_h1/1; return 1; }
+	rdma resource show qp link sroce_h1/1 lqpn 1
+	rdma resource show qp link sroce_h1/1 lqpn 1 | grep -q 'state RTS'
+}
+
 devices_delete() {
 	host_exec 1 rdma link delete sroce_h1 &&
 		host_exec 2 rdma link delete sroce_h2 &&
@@ -117,6 +140,10 @@ ktap_refuse "no server: the client is told the address is unreachable" \
 	'event: RDMA_CM_EVENT_(UNREACHABLE|REJECTED)' \
 	host_exec 1 timeout 30 udaddy -s "$(host_ip 2)"
 ktap_check "no datagram dropped on either host" no_drops
+ktap_check "600 datagrams longer than a MAD to QP1: dropped, QP1 stays RTS" \
+	mad_flood
+ktap_check "... and takes the next SIDR exchange: udaddy to it" \
+	udaddy_pair 1 "$(host_ip 1)" 2 -C 10
 
 ktap_check "mckey, IPv4, between hosts" \
 	mckey_pair 2 "$(host_ip 2)" 1 "$(host_ip 1)" 239.77.0.1 -C 20
