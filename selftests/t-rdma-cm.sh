@@ -10,16 +10,17 @@
 #                         ├── veth pair
 #   h2: veth2 ── sroce_h2 ┘
 #
-# RC through rdma_cm (rping, ucmatose, rdma_server) waits for the RC
-# engine.
+# RC connections are set up and torn down through the IB CM (ucmatose with
+# no data, cmtime); RC data through rdma_cm (rping, ucmatose with data,
+# rdma_server) waits for the RC engine.
 here=$(dirname "$(readlink -f "$0")")
 . "$here/ktap.sh"
 . "$here/lib.sh"
 
-ktap_require root cmd:rdma cmd:udaddy cmd:mckey module:sroce module:veth \
-	module:rdma_ucm
+ktap_require root cmd:rdma cmd:udaddy cmd:mckey cmd:ucmatose cmd:cmtime \
+	module:sroce module:veth module:rdma_ucm
 
-ktap_plan 15
+ktap_plan 18
 
 out_dir=$(mktemp -d)
 cleanup() { hosts_cleanup; rm -rf "$out_dir"; }
@@ -49,6 +50,31 @@ udaddy_pair() {
 	cat "$out_dir/server"
 	[ "$rc" -eq 0 ] && grep -q 'data transfers complete' <<<"$out" &&
 		grep -q 'data transfers complete' "$out_dir/server"
+}
+
+# cm_pair TOOL SRV_HOST SRV_ADDR CLI_HOST ARGS...: TOOL (ucmatose, cmtime)
+# serving on SRV_ADDR and its client on CLI_HOST both succeed. A cmtime
+# server never exits: it is stopped once the client is done.
+cm_pair() {
+	local tool=$1 sh=$2 sa=$3 ch=$4 out rc pid
+	shift 4
+	# Not through a function: $! must be timeout's PID, for kill.
+	ip netns exec "$(host_ns "$sh")" timeout 60 "$tool" -b "$sa" "$@" \
+		>"$out_dir/server" 2>&1 &
+	pid=$!
+	wait_for 10 listening "$sa"
+	out=$(host_exec "$ch" timeout 60 "$tool" -s "$sa" "$@" 2>&1)
+	rc=$?
+	if [ "$tool" = cmtime ]; then
+		kill "$pid"
+		wait "$pid"
+	else
+		wait "$pid" || rc=1
+	fi
+	echo "$out"
+	echo "-- server:"
+	cat "$out_dir/server"
+	[ "$rc" -eq 0 ]
 }
 
 # mckey_pair RCV_HOST RCV_ADDR SND_HOST SND_ADDR GROUP ARGS...: a receiver
@@ -136,6 +162,12 @@ ktap_check "udaddy in loopback on one device, IPv4" \
 	udaddy_pair 1 "$(host_ip 1)" 1 -C 10
 ktap_check "udaddy in loopback on one device, IPv6" \
 	udaddy_pair 1 "$(host_ip6 1)" 1 -C 10
+ktap_expect "ucmatose: 3 RC connections set up and torn down (no data)" \
+	'disconnected' cm_pair ucmatose 2 "$(host_ip 2)" 1 -c 3 -C 0
+ktap_expect "... over IPv6" \
+	'disconnected' cm_pair ucmatose 2 "$(host_ip6 2)" 1 -c 3 -C 0
+ktap_expect "cmtime: 10 RC connections, each step timed" \
+	'^disconnect *:' cm_pair cmtime 2 "$(host_ip 2)" 1 -c 10
 ktap_refuse "no server: the client is told the address is unreachable" \
 	'event: RDMA_CM_EVENT_(UNREACHABLE|REJECTED)' \
 	host_exec 1 timeout 30 udaddy -s "$(host_ip 2)"
