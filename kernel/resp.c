@@ -150,7 +150,7 @@ void sroce_resp_ud_qp(struct sroce_dev *sdev, struct sroce_qp *qp,
 	 * up nor move QP1 to error, which would end the device's CM.
 	 */
 	if (qp->ibqp.qp_type == IB_QPT_GSI && pkt->paylen > IB_MGMT_MAD_SIZE) {
-		sroce_count(c, SROCE_CNT_RX_BAD_LENGTH);
+		sroce_count(c, SROCE_CNT_RX_MAD_LENGTH);
 		return;
 	}
 	r = kmalloc(sizeof(*r), GFP_ATOMIC);

@@ -128,10 +128,10 @@ at_least() { [ "$(counter "$1" "$2")" -ge "$3" ]; }
 mad_flood() {
 	local mac1 c0
 	mac1=$(host_exec 1 cat /sys/class/net/veth1/address)
-	c0=$(counter sroce_h1 rx_drop_bad_length)
+	c0=$(counter sroce_h1 rx_drop_mad_length)
 	host_exec 2 python3 "$here/inject.py" veth2 "$mac1" "$(host_ip 2)" \
 		"$(host_ip 1)" mad-long 600 || return 1
-	wait_for 10 at_least sroce_h1 rx_drop_bad_length $((c0 + 600)) ||
+	wait_for 10 at_least sroce_h1 rx_drop_mad_length $((c0 + 600)) ||
 		{ rdma statistic show link sroce_h1/1; return 1; }
 	rdma resource show qp link sroce_h1/1 lqpn 1
 	rdma resource show qp link sroce_h1/1 lqpn 1 | grep -q 'state RTS'
