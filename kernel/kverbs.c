@@ -123,8 +123,14 @@ static int sroce_kverbs_write_send(struct sroce_qp *qp, void *slot,
 {
 	bool ud = qp->ibqp.qp_type == IB_QPT_UD ||
 		  qp->ibqp.qp_type == IB_QPT_GSI;
-	int op = sroce_kverbs_opcode(ud ? IB_QPT_UD : qp->ibqp.qp_type,
-				     wr->opcode);
+	/*
+	 * In the error state every request is flushed unread: take any
+	 * opcode, so that ib_drain_sq()'s RDMA WRITE (no AH) drains UD too.
+	 */
+	bool flush = READ_ONCE(qp->state) == IB_QPS_ERR;
+	enum ib_qp_type type = flush ? IB_QPT_RC :
+			       ud ? IB_QPT_UD : qp->ibqp.qp_type;
+	int op = sroce_kverbs_opcode(type, wr->opcode);
 	struct sroce_send_wqe w = {};
 	u8 *p = (u8 *)slot + sizeof(w);
 	u64 len = 0;
@@ -132,7 +138,7 @@ static int sroce_kverbs_write_send(struct sroce_qp *qp, void *slot,
 
 	if (op < 0 || wr->num_sge < 0 || wr->num_sge > qp->max_send_sge)
 		return -EINVAL;
-	if (ud && !ud_wr(wr)->ah)
+	if (ud && !flush && !ud_wr(wr)->ah)
 		return -EINVAL;
 	if ((op == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
 	     op == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD) &&
@@ -176,7 +182,7 @@ static int sroce_kverbs_write_send(struct sroce_qp *qp, void *slot,
 		w.wr.atomic.rkey = atomic_wr(wr)->rkey;
 		break;
 	default:
-		if (ud) {
+		if (ud && ud_wr(wr)->ah) {
 			/* The requester checks the number and the PD. */
 			w.wr.ud.ah = to_sah(ud_wr(wr)->ah)->num;
 			w.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
