@@ -311,7 +311,7 @@ static u32 sroce_kverbs_post_rq(struct sroce_queue *q, spinlock_t *lock,
  * @bad_wr: set to the first one not posted
  *
  * Any context. Receives may be posted from INIT on; in the error state
- * they are flushed (from a work item).
+ * they are flushed (by the send work, whose doorbell flushes both queues).
  *
  * Return: 0, -EINVAL (RESET, an SRQ, too many SGEs) or -ENOMEM (full).
  */
@@ -326,10 +326,11 @@ int sroce_kverbs_post_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
+	/* The doorbell of a QP in error flushes both queues. */
 	if (sroce_kverbs_post_rq(&qp->rq, &qp->post_lock, qp->max_recv_sge,
 				 wr, bad_wr, &err) &&
 	    READ_ONCE(qp->state) == IB_QPS_ERR)
-		sroce_qp_error_async(qp);
+		sroce_kverbs_kick(qp);
 	return err;
 }
 

@@ -214,15 +214,21 @@ static bool sroce_req_ud(struct sroce_qp *qp)
  * @qp: the QP; process context, no locks held
  *
  * Run in the system call of a user QP's doorbell, and from a work item for
- * kernel QPs (kverbs.c). In the error state, what was posted is flushed.
+ * kernel QPs (kverbs.c). In the error state, what was posted to either
+ * queue is flushed.
  *
  * Return: 0, or -EOPNOTSUPP for what is not there yet.
  */
 int sroce_req_doorbell(struct sroce_qp *qp)
 {
+	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+		/* In the error state, what was just posted is flushed. */
+		sroce_qp_error(qp);
+		return 0;
+	}
 	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
 		return -EOPNOTSUPP;
-	if (READ_ONCE(qp->state) == IB_QPS_ERR || !sroce_req_ud(qp))
+	if (!sroce_req_ud(qp))
 		sroce_qp_error(qp);
 	return 0;
 }
