@@ -20,6 +20,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_QP_STATE,		/* QP not ready to receive */
 	SROCE_CNT_RX_QKEY,		/* UD: Q_Key violation */
 	SROCE_CNT_RX_NO_WQE,		/* no receive WQE posted */
+	SROCE_CNT_RX_MAD_LENGTH,	/* QP1: longer than a MAD */
 	SROCE_CNT_RX_UNHANDLED,		/* valid, but not handled yet */
 	SROCE_CNT_TX_PACKETS,		/* handed to the network */
 	SROCE_CNT_RC_TIMEOUTS,		/* local ACK timer expired */

@@ -144,6 +144,45 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	return sroce_reg_user_mr(pd, start, length, iova, access, udata);
 }
 
+/**
+ * sroce_get_dma_mr() - a kernel MR over all kernel memory
+ * @ibpd: its PD
+ * @access: IB_ACCESS_*; local only
+ *
+ * sroce is a software device (no dma_device): the RDMA core maps kernel
+ * buffers to their kernel virtual addresses (ib_uses_virt_dma()), and
+ * those are what SGEs with this MR's key carry. ib_alloc_pd() makes one
+ * per kernel PD for pd->local_dma_lkey. Remote access to all of kernel
+ * memory (IB_PD_UNSAFE_GLOBAL_RKEY) is refused.
+ *
+ * Return: the MR or an ERR_PTR().
+ */
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct sroce_mr *mr;
+	int err;
+
+	if (access & ~IB_ACCESS_LOCAL_WRITE)
+		return ERR_PTR(-EOPNOTSUPP);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&mr->ref);
+	init_completion(&mr->free);
+	mr->access = access;
+	mr->ibmr.pd = ibpd;
+	mr->ibmr.iova = 0;
+	mr->ibmr.length = U64_MAX;
+
+	err = sroce_mr_add_key(sdev, mr);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
 static void sroce_mr_release(struct kref *ref)
 {
 	complete(&container_of(ref, struct sroce_mr, ref)->free);
@@ -225,6 +264,13 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	u64 off = iova - mr->ibmr.iova + mr->offset;
 	u8 *p = buf;
 
+	if (!mr->umem) {		/* DMA MR: a kernel virtual address */
+		if (dir == SROCE_TO_MR)
+			memcpy((void *)(uintptr_t)iova, p, len);
+		else
+			memcpy(p, (void *)(uintptr_t)iova, len);
+		return;
+	}
 	while (len) {
 		unsigned int in_page = offset_in_page(off);
 		unsigned int n = min_t(u32, len, PAGE_SIZE - in_page);
@@ -257,6 +303,9 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
 	u64 pos = iova - mr->ibmr.iova + mr->offset;
 	int err = 0;
 
+	if (!mr->umem)			/* DMA MR: a kernel virtual address */
+		return skb_copy_bits(skb, off, (void *)(uintptr_t)iova, len) ?
+		       -EFAULT : 0;
 	while (len && !err) {
 		unsigned int in_page = offset_in_page(pos);
 		unsigned int n = min_t(u32, len, PAGE_SIZE - in_page);

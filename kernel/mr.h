@@ -45,6 +45,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 iova, int access,
 				  struct ib_pd *pd, struct ib_udata *udata);
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);

@@ -9,6 +9,7 @@
  */
 #include <linux/slab.h>
 #include <linux/xarray.h>
+#include <rdma/ib_mad.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/sroce-abi.h>
 
@@ -17,6 +18,7 @@
 #include "comp.h"
 #include "cq.h"
 #include "device.h"
+#include "kverbs.h"
 #include "mcast.h"
 #include "qp.h"
 
@@ -99,19 +101,18 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_create_qp_resp resp = {};
+	bool gsi = init->qp_type == IB_QPT_GSI;
 	bool srq = init->srq;
 	u32 qpn;
 	int err;
 
-	/* Kernel QPs (the MAD layer's GSI QP, kernel ULPs) come later. */
-	if (!udata)
-		return -EOPNOTSUPP;
-	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
-	    init->qp_type != IB_QPT_UD)
+	/* QP1, the GSI QP, is the MAD layer's: kernel only. */
+	if (gsi ? !!udata : init->qp_type != IB_QPT_RC &&
+	    init->qp_type != IB_QPT_UC && init->qp_type != IB_QPT_UD)
 		return -EOPNOTSUPP;
 	if (init->create_flags)
 		return -EOPNOTSUPP;
-	if (udata->outlen < sizeof(resp))
+	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
 	err = sroce_qp_check_caps(&init->cap, srq);
 	if (err)
@@ -128,14 +129,15 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->resp_lock);
 	spin_lock_init(&qp->rq_lock);
 	qp->state = IB_QPS_RESET;
-	qp->user = true;
+	qp->user = !!udata;
+	sroce_kverbs_qp_init(qp);
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->path_mtu = IB_MTU_1024;
 
 	err = sroce_qp_init_queues(qp, &init->cap, srq, udata, &resp);
 	if (err)
 		goto err_count;
-	if (init->qp_type != IB_QPT_UD) {
+	if (init->qp_type == IB_QPT_RC || init->qp_type == IB_QPT_UC) {
 		err = sroce_req_init(qp);
 		if (!err) {
 			err = sroce_rcresp_init(qp);
@@ -146,22 +148,28 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_queues_only;
 	}
 
-	err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp,
-			      XA_LIMIT(SROCE_MIN_QPN, SROCE_QPN_MAX),
-			      &sdev->qp_next, GFP_KERNEL);
+	qpn = SROCE_GSI_QPN;
+	if (gsi)
+		err = xa_insert(&sdev->qp_xa, qpn, qp, GFP_KERNEL);
+	else
+		err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp,
+				      XA_LIMIT(SROCE_MIN_QPN, SROCE_QPN_MAX),
+				      &sdev->qp_next, GFP_KERNEL);
 	if (err < 0)
 		goto err_queues;
 	ibqp->qp_num = qpn;
 
-	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-	if (err)
-		goto err_qpn;
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_qpn;
+	}
 	return 0;
 
 err_qpn:
 	xa_erase(&sdev->qp_xa, qpn);
 err_queues:
-	if (init->qp_type != IB_QPT_UD) {
+	if (init->qp_type == IB_QPT_RC || init->qp_type == IB_QPT_UC) {
 		sroce_rcresp_cleanup(qp);
 		sroce_req_cleanup(qp);
 	}
@@ -248,7 +256,7 @@ static void sroce_qp_flush_queue(struct sroce_qp *qp, struct sroce_queue *q,
 
 static void sroce_qp_flush(struct sroce_qp *qp)
 {
-	bool ud = qp->ibqp.qp_type == IB_QPT_UD;
+	bool ud = !sroce_qp_connected(qp);
 
 	/* Tell the provider that receives it posts now need a doorbell. */
 	WRITE_ONCE(qp->sq.ring->flags, SROCE_RING_ERR);
@@ -286,7 +294,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	spin_lock(&qp->sq_lock);
 	n = sroce_queue_pending(&qp->sq);
 	sroce_queue_consume(&qp->sq, n < 0 ? 0 : n);
-	if (qp->ibqp.qp_type != IB_QPT_UD) {
+	if (sroce_qp_connected(qp)) {
 		sroce_req_disarm(qp);
 		qp->req.head = qp->sq.index;
 		qp->req.cur = qp->sq.index;
@@ -409,6 +417,10 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		return -EINVAL;
 	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_QPN_MAX)
 		return -EINVAL;
+	/* QP1 takes only MADs: the GSI Q_Key. */
+	if ((mask & IB_QP_QKEY) && qp->ibqp.qp_type == IB_QPT_GSI &&
+	    attr->qkey != IB_QP1_QKEY)
+		return -EINVAL;
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE |
 				       IB_ACCESS_REMOTE_READ |
@@ -478,17 +490,17 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 
 	sroce_qp_apply_attr(qp, attr, mask, &av);
-	if (ibqp->qp_type != IB_QPT_UD && cur == IB_QPS_INIT &&
+	if (sroce_qp_connected(qp) && cur == IB_QPS_INIT &&
 	    new == IB_QPS_RTR) {
 		ndev = to_sdev(ibqp->device)->ndev;
 		qp->mtu = ib_mtu_enum_to_int(min(qp->path_mtu,
 						 sroce_active_mtu(ndev)));
 		sroce_rcresp_start(qp);
 	}
-	if (ibqp->qp_type != IB_QPT_UD && cur == IB_QPS_RTR &&
+	if (sroce_qp_connected(qp) && cur == IB_QPS_RTR &&
 	    new == IB_QPS_RTS)
 		sroce_req_start(qp);
-	else if (ibqp->qp_type != IB_QPT_UD && new == IB_QPS_RTS)
+	else if (sroce_qp_connected(qp) && new == IB_QPS_RTS)
 		sroce_req_update(qp);
 	WRITE_ONCE(qp->state, new);
 	if (new == IB_QPS_RESET)
@@ -569,13 +581,13 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_unlock_bh(&qp->lock);
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
 	sroce_mcast_qp_gone(qp);
-	if (ibqp->qp_type != IB_QPT_UD)
+	if (sroce_qp_connected(qp))
 		sroce_req_stop(qp);
 	/* The core frees the QP on return: let lookups that found it end. */
 	synchronize_rcu();
 	kref_put(&qp->ref, sroce_qp_release);
 	wait_for_completion(&qp->free);
-	if (ibqp->qp_type != IB_QPT_UD) {
+	if (sroce_qp_connected(qp)) {
 		sroce_rcresp_cleanup(qp);
 		sroce_req_cleanup(qp);
 	}

@@ -19,6 +19,7 @@
 #define SROCE_MAX_QP_WR		0x4000
 #define SROCE_MAX_INLINE	512
 #define SROCE_MIN_QPN		16	/* below: reserved (QP0, QP1) */
+#define SROCE_GSI_QPN		1
 
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -57,13 +58,22 @@ struct sroce_qp {
 	struct sroce_av av;
 
 	struct sroce_req req;		/* RC, UC: under sq_lock */
-	struct sroce_resp resp;		/* RC, UC: under rq_lock */
+	struct sroce_resp resp;		/* RC, UC: under resp_lock */
 
+	/* Kernel QPs (kverbs.c): producers of the rings, the send engine. */
+	spinlock_t post_lock;		/* leaf; any context */
+	struct work_struct send_work;
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
+/* RC and UC QPs have the connected engines' state (req, resp). */
+static inline bool sroce_qp_connected(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
 }
 
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

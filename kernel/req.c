@@ -22,6 +22,7 @@
 #include "core/psn.h"
 #include "cq.h"
 #include "device.h"
+#include "kverbs.h"
 #include "mr.h"
 #include "qp.h"
 #include "req.h"
@@ -623,8 +624,12 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
 }
 
 /**
- * sroce_req_doorbell() - process what userspace posted to a send queue
- * @qp: the QP
+ * sroce_req_doorbell() - send what is posted on a QP's send ring
+ * @qp: the QP; process context, no locks held
+ *
+ * Run in the system call of a user QP's doorbell, and from a work item for
+ * kernel QPs (kverbs.c). In the error state, what was posted to either
+ * queue is flushed.
  *
  * Return: 0.
  */
@@ -637,7 +642,7 @@ int sroce_req_doorbell(struct sroce_qp *qp)
 		sroce_qp_error(qp);
 		return 0;
 	}
-	if (qp->ibqp.qp_type == IB_QPT_UD) {
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
 		if (!sroce_req_ud(qp))
 			sroce_qp_error(qp);
 		return 0;
@@ -652,38 +657,44 @@ int sroce_req_doorbell(struct sroce_qp *qp)
 }
 
 /**
- * sroce_post_send() - the send doorbell
+ * sroce_post_send() - post_send: the doorbell of a user QP, or work
+ *	requests to a kernel QP
  * @ibqp: the QP
- * @wr: NULL: userspace posts through the ring
- * @bad_wr: unused
+ * @wr: NULL for a user QP, which posts through the ring
+ * @bad_wr: for kernel QPs, the first work request not posted
  *
- * Return: 0, or -EOPNOTSUPP for kernel work requests.
+ * Return: 0 or a negative errno.
  */
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
-	if (!qp->user || wr)
+	if (!qp->user)
+		return sroce_kverbs_post_send(qp, wr, bad_wr);
+	if (wr)
 		return -EOPNOTSUPP;
 	return sroce_req_doorbell(qp);
 }
 
 /**
- * sroce_post_recv() - the receive doorbell, rung only in the error state
+ * sroce_post_recv() - post_recv: the receive doorbell of a user QP, rung
+ *	only in the error state, or work requests to a kernel QP
  * @ibqp: the QP
- * @wr: NULL: userspace posts through the ring
- * @bad_wr: unused
+ * @wr: NULL for a user QP, which posts through the ring
+ * @bad_wr: for kernel QPs, the first work request not posted
  *
  * Receives posted to a QP in the error state are flushed at once.
- * Return: 0, or -EOPNOTSUPP for kernel work requests.
+ * Return: 0 or a negative errno.
  */
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
-	if (!qp->user || wr)
+	if (!qp->user)
+		return sroce_kverbs_post_recv(qp, wr, bad_wr);
+	if (wr)
 		return -EOPNOTSUPP;
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		sroce_qp_error(qp);

@@ -12,6 +12,7 @@
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <rdma/ib_mad.h>
 
 #include "core/hdr.h"
 #include "core/opcode.h"
@@ -166,7 +167,7 @@ void sroce_resp_ud_qp(struct sroce_dev *sdev, struct sroce_qp *qp,
 	struct sroce_rwqe *r;
 	u8 grh[SROCE_GRH_BYTES];
 
-	if (qp->ibqp.qp_type != IB_QPT_UD) {
+	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI) {
 		sroce_count(c, SROCE_CNT_RX_NO_QP);
 		return;
 	}
@@ -178,6 +179,14 @@ void sroce_resp_ud_qp(struct sroce_dev *sdev, struct sroce_qp *qp,
 	sroce_deth_decode(hdr + SROCE_BTH_BYTES, &deth);
 	if (deth.qkey != READ_ONCE(qp->qkey)) {
 		sroce_count(c, SROCE_CNT_RX_QKEY);
+		return;
+	}
+	/*
+	 * QP1's buffers hold one MAD: anything longer must neither use one
+	 * up nor move QP1 to error, which would end the device's CM.
+	 */
+	if (qp->ibqp.qp_type == IB_QPT_GSI && pkt->paylen > IB_MGMT_MAD_SIZE) {
+		sroce_count(c, SROCE_CNT_RX_MAD_LENGTH);
 		return;
 	}
 	r = kmalloc(sizeof(*r), GFP_ATOMIC);

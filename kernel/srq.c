@@ -20,11 +20,9 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	u32 stride;
 	int err;
 
-	if (!udata)
-		return -EOPNOTSUPP;
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
-	if (udata->outlen < sizeof(resp))
+	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
 	if (!attr->max_wr || attr->max_wr > SROCE_MAX_SRQ_WR ||
 	    attr->max_sge > SROCE_MAX_SGE || attr->srq_limit > attr->max_wr)
@@ -35,6 +33,7 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	}
 
 	spin_lock_init(&srq->lock);
+	spin_lock_init(&srq->post_lock);
 	stride = sizeof(struct sroce_recv_wqe) +
 		 max_t(u32, attr->max_sge, 1) * sizeof(struct sroce_sge);
 	err = sroce_queue_init(&srq->rq, udata, attr->max_wr, stride,
@@ -48,9 +47,11 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	attr->max_wr = sroce_queue_entries(&srq->rq);
 	attr->max_sge = srq->max_sge;
 
-	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-	if (err)
-		goto err_queue;
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_queue;
+	}
 	return 0;
 
 err_queue:

@@ -19,6 +19,7 @@ struct sroce_srq {
 	struct sroce_queue rq;
 	u32 max_sge;
 	u32 limit;			/* armed when non-zero */
+	spinlock_t post_lock;		/* kernel SRQs: the producer */
 };
 
 static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)

@@ -16,6 +16,8 @@ KIND: good        RC SEND ONLY, 8 bytes, correct ICRC
       length      3 bytes of payload and no pad
       ipopt       IPv4 with a 4-byte IP option (IPv4 only)
       garbage     COUNT datagrams of random length and bytes
+      mad-long    UD SEND ONLY to QP1 with the GSI Q_Key, 300 bytes: longer
+                  than any MAD
 """
 import ipaddress
 import os
@@ -41,6 +43,10 @@ def bth(opcode=0x04, pad=0, tver=0, dqpn=0x100, psn=1, fecn=0, becn=0):
     return struct.pack('!BBHBBHBBH', opcode, (pad << 4) | tver, 0xffff,
                        (fecn << 7) | (becn << 6), dqpn >> 16,
                        dqpn & 0xffff, 0, psn >> 16, psn & 0xffff)
+
+
+def deth(qkey, sqpn):
+    return struct.pack('!IB3s', qkey, 0, sqpn.to_bytes(3, 'big'))
 
 
 class Packet:
@@ -133,6 +139,10 @@ def main():
             icrc = p.icrc()
         elif kind == 'ipopt':
             p.options = b'\x01\x01\x01\x00'	# NOP NOP NOP EOL
+            icrc = p.icrc()
+        elif kind == 'mad-long':
+            p.transport = bth(opcode=0x64, dqpn=1) + deth(0x80010000, 1) + \
+                bytes(300)
             icrc = p.icrc()
         elif kind == 'garbage':
             n = rnd.randrange(0, 200)

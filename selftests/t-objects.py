@@ -93,10 +93,12 @@ def to_rts(qp, qpt=e.IBV_QPT_RC):
 
 
 def count(kind):
-    """Objects of @kind on our device, as `rdma resource` lists them."""
+    """User objects of @kind on our device, as `rdma resource` lists them
+    (kernel ones, like the MAD layer's QP1, show their owner in [])."""
     out = sh(f'rdma resource show {kind}')
     return len([line for line in out.splitlines()
-                if f' {DEV} ' in line or f' {DEV}/' in line])
+                if (f' {DEV} ' in line or f' {DEV}/' in line) and
+                'comm [' not in line])
 
 
 @t.case('CQ: 100 entries asked, at least 100 granted; 0 refused')
