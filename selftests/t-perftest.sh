@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # t-perftest.sh: unmodified perftest programs over sroce, between two hosts
 # (IPv4 and IPv6 GIDs), in loopback on one device, and against rdma_rxe
-# (every opcode, both directions: wire interop). Correctness only:
+# (every opcode, both directions: wire interop), and each program again
+# connected through rdma_cm (-R). Correctness only:
 # every program must finish and print its table; the figures are for
 # `make bench`.
 here=$(dirname "$(readlink -f "$0")")
@@ -13,7 +14,7 @@ progs="ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat i
 ktap_require root cmd:rdma module:sroce module:veth \
 	$(for p in $progs; do echo "cmd:$p"; done)
 
-ktap_plan 29
+ktap_plan 37
 
 hosts_create 2
 sroce_add 1
@@ -40,6 +41,11 @@ ktap_check "ib_send_bw, bidirectional" \
 	perftest ib_send_bw 1 sroce_h1 2 sroce_h2 4 "$ip1" -b -n 100
 ktap_check "ib_send_lat, inline 128 bytes" \
 	perftest ib_send_lat 1 sroce_h1 2 sroce_h2 4 "$ip1" -s 128 -I 128 -n 100
+
+for p in $progs; do
+	ktap_check "$p -R (connected by rdma_cm)" \
+		perftest "$p" 1 sroce_h1 2 sroce_h2 4 "$ip1" -R -n 50
+done
 
 ktap_check "rxe on the initial namespace's end" rxe_peer_up 2
 for p in ib_write_bw ib_read_bw ib_send_lat ib_atomic_lat; do
