@@ -21,7 +21,7 @@ ktap_require root cmd:rdma cmd:udaddy cmd:mckey cmd:ucmatose cmd:cmtime \
 	cmd:rping cmd:rdma_server cmd:ib_send_bw module:sroce module:veth \
 	module:rdma_ucm
 
-ktap_plan 22
+ktap_plan 26
 
 out_dir=$(mktemp -d)
 cleanup() { hosts_cleanup; rm -rf "$out_dir"; }
@@ -127,11 +127,12 @@ rc_pair() {
 # rc_case DESC CMD...: a case with RC data
 rc_case() { ktap_check "$@"; }
 
+# rping_ok ADDR CLI_HOST COUNT: rping -v, its server on host 2 at ADDR
 rping_ok() {
-	local out rc n
-	# 1000 round trips of SEND, READ, SEND, WRITE: minutes under TCG.
-	out=$(RC_PAIR_TIMEOUT=300 rc_pair 2 rping -s -a "$(host_ip 2)" \
-		-C 1000 -v -- 1 rping -c -a "$(host_ip 2)" -C 1000 -v)
+	local addr=$1 ch=$2 count=$3 out rc n
+	# Each ping is a SEND, a READ, a SEND and a WRITE: minutes under TCG.
+	out=$(RC_PAIR_TIMEOUT=300 rc_pair 2 rping -s -a "$addr" \
+		-C "$count" -v -- "$ch" rping -c -a "$addr" -C "$count" -v)
 	rc=$?
 	# Pings the client printed as verified, by number: its stderr can cut
 	# a line of its stdout in two.
@@ -139,21 +140,23 @@ rping_ok() {
 		sort -u | wc -l)
 	echo "exit $rc; the client verified $n pings"
 	grep -v 'ping data: rdma-ping-' <<<"$out" | tail -20
-	[ "$rc" -eq 0 ] && [ "$n" -eq 1000 ]
+	[ "$rc" -eq 0 ] && [ "$n" -eq "$count" ]
 }
 
+# ucmatose_ok ADDR CLI_HOST: 2 connections with data, server on host 2
 ucmatose_ok() {
 	local out
-	out=$(rc_pair 2 ucmatose -b "$(host_ip 2)" -c 2 -S 1000 -- \
-		1 ucmatose -s "$(host_ip 2)" -c 2 -S 1000) || { echo "$out"; return 1; }
+	out=$(rc_pair 2 ucmatose -b "$1" -c 2 -S 1000 -- \
+		"$2" ucmatose -s "$1" -c 2 -S 1000) || { echo "$out"; return 1; }
 	echo "$out"
 	[ "$(grep -c 'data transfers complete' <<<"$out")" -eq 2 ]
 }
 
+# rdma_client_ok ADDR CLI_HOST: server on host 2
 rdma_client_ok() {
 	local out
-	out=$(rc_pair 2 rdma_server -s "$(host_ip 2)" -- \
-		1 rdma_client -s "$(host_ip 2)") || { echo "$out"; return 1; }
+	out=$(rc_pair 2 rdma_server -s "$1" -- "$2" rdma_client -s "$1") ||
+		{ echo "$out"; return 1; }
 	echo "$out"
 	grep -q 'rdma_client: end 0' <<<"$out" &&
 		grep -q 'rdma_server: end 0' <<<"$out"
@@ -240,10 +243,17 @@ ktap_expect "... over IPv6" \
 	'disconnected' cm_pair ucmatose 2 "$(host_ip6 2)" 1 -c 3 -C 0
 ktap_expect "cmtime: 10 RC connections, each step timed" \
 	'^disconnect *:' cm_pair cmtime 2 "$(host_ip 2)" 1 -c 10
-rc_case "rping -v -C 1000: RC pings through rdma_cm, every one verified" rping_ok
-rc_case "ucmatose: 2 RC connections with data" ucmatose_ok
+rc_case "rping -v -C 1000: RC pings through rdma_cm, every one verified" \
+	rping_ok "$(host_ip 2)" 1 1000
+rc_case "rping over IPv6: 100 pings" rping_ok "$(host_ip6 2)" 1 100
+rc_case "rping in loopback on one device: 100 pings" \
+	rping_ok "$(host_ip 2)" 2 100
+rc_case "ucmatose: 2 RC connections with data" ucmatose_ok "$(host_ip 2)" 1
+rc_case "ucmatose over IPv6, with data" ucmatose_ok "$(host_ip6 2)" 1
 rc_case "rdma_server and rdma_client (librdmacm's rdma_* verbs)" \
-	rdma_client_ok
+	rdma_client_ok "$(host_ip 2)" 1
+rc_case "rdma_server and rdma_client over IPv6" \
+	rdma_client_ok "$(host_ip6 2)" 1
 rc_case "ib_send_bw -R: perftest connected by rdma_cm" perftest_ok
 ktap_refuse "no server: the client is told the address is unreachable" \
 	'event: RDMA_CM_EVENT_(UNREACHABLE|REJECTED)' \
