@@ -136,29 +136,41 @@ roce_gid() {
 # wait_listen HOST PORT: wait until a TCP server listens on PORT in HOST
 wait_listen() { wait_for 10 host_listening "$1" "$2"; }
 
+# app_pair GIDOPT PROG SRV_HOST SRV_DEV CLI_HOST CLI_DEV FAMILY SERVER_IP
+# ARGS...: PROG's server on SRV_HOST and its client on CLI_HOST (or the
+# same host), both with ARGS, each naming its device's RoCE v2 GID index
+# with GIDOPT (-g for the ibv_*_pingpong examples, -x for perftest). Prints
+# the client's output, "-- server:" and the server's; fails if either
+# fails.
+app_pair() {
+	local gopt=$1 prog=$2 sh=$3 sd=$4 ch=$5 cd=$6 fam=$7 ip=$8
+	local port=$((18000 + RANDOM % 3000)) log rc
+	shift 8
+	log=$(mktemp)
+	host_exec "$sh" timeout 90 "$prog" -d "$sd" \
+		"$gopt" "$(roce_gid "$sh" "$sd" "$fam")" -p "$port" \
+		"$@" >"$log" 2>&1 &
+	wait_listen "$sh" "$port"
+	host_exec "$ch" timeout 90 "$prog" -d "$cd" \
+		"$gopt" "$(roce_gid "$ch" "$cd" "$fam")" -p "$port" \
+		"$@" "$ip" 2>&1
+	rc=$?
+	wait $! || rc=1
+	echo "-- server:"
+	cat "$log"
+	rm -f "$log"
+	return "$rc"
+}
+
 # pingpong PROG SRV_HOST SRV_DEV CLI_HOST CLI_DEV FAMILY SERVER_IP ARGS...:
 # run one of the ibv_*_pingpong examples between two hosts (or one host
 # and itself), both with ARGS; succeed if both ends report their run.
 pingpong() {
-	local prog=$1 sh=$2 sd=$3 ch=$4 cd=$5 fam=$6 ip=$7
-	local port=$((18000 + RANDOM % 1000)) sg cg out rc log
-	shift 7
-	log=$(mktemp)
-	sg=$(roce_gid "$sh" "$sd" "$fam")
-	cg=$(roce_gid "$ch" "$cd" "$fam")
-	host_exec "$sh" timeout 60 "$prog" -d "$sd" -g "$sg" -p "$port" \
-		"$@" >"$log" 2>&1 &
-	wait_listen "$sh" "$port"
-	out=$(host_exec "$ch" timeout 60 "$prog" -d "$cd" -g "$cg" -p "$port" \
-		"$@" "$ip" 2>&1)
+	local out rc
+	out=$(app_pair -g "$@")
 	rc=$?
-	wait $! || rc=1
 	echo "$out"
-	echo "-- server:"
-	cat "$log"
-	grep -q 'iters in' "$log" || rc=1
-	rm -f "$log"
-	[ "$rc" -eq 0 ] && grep -q 'iters in' <<<"$out"
+	[ "$rc" -eq 0 ] && [ "$(grep -c 'iters in' <<<"$out")" -eq 2 ]
 }
 
 # rxe_peer_up HOST (also from a subshell such as ktap_check's): an rdma_rxe device (rxe_v on vrxe, 10.78.0.1, in the
@@ -242,23 +254,10 @@ perftest() {
 }
 
 perftest_once() {
-	local prog=$1 sh=$2 sd=$3 ch=$4 cd=$5 fam=$6 ip=$7
-	local port=$((20000 + RANDOM % 1000)) sg cg out rc log
-	shift 7
-	log=$(mktemp)
-	sg=$(roce_gid "$sh" "$sd" "$fam")
-	cg=$(roce_gid "$ch" "$cd" "$fam")
-	host_exec "$sh" timeout 90 "$prog" -d "$sd" -x "$sg" -p "$port" \
-		"$@" >"$log" 2>&1 &
-	wait_listen "$sh" "$port"
-	out=$(host_exec "$ch" timeout 90 "$prog" -d "$cd" -x "$cg" -p "$port" \
-		"$@" "$ip" 2>&1)
+	local out rc
+	out=$(app_pair -x "$@")
 	rc=$?
-	wait $! || rc=1
 	echo "$out"
-	echo "-- server:"
-	cat "$log"
-	rm -f "$log"
-	[ "$rc" -eq 0 ] && grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+ ' <<<"$out" &&
-		echo "perftest: ok"
+	[ "$rc" -eq 0 ] && sed '/^-- server:$/q' <<<"$out" |
+		grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+ ' && echo "perftest: ok"
 }
