@@ -76,6 +76,20 @@ static int sroce_mr_add_key(struct sroce_dev *sdev, struct sroce_mr *mr)
 	return 0;
 }
 
+static struct sroce_mr *sroce_mr_alloc(int access, u64 iova, u64 length)
+{
+	struct sroce_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+
+	if (!mr)
+		return NULL;
+	kref_init(&mr->ref);
+	init_completion(&mr->free);
+	mr->access = access;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	return mr;
+}
+
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata)
 {
@@ -94,14 +108,9 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return ERR_PTR(-EINVAL);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = sroce_mr_alloc(access, iova, length);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	kref_init(&mr->ref);
-	init_completion(&mr->free);
-	mr->access = access;
-	mr->ibmr.iova = iova;
-	mr->ibmr.length = length;
 
 	err = sroce_mr_pin(mr, ibpd->device, start, length, access);
 	if (err)
@@ -165,15 +174,10 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 
 	if (access & ~IB_ACCESS_LOCAL_WRITE)
 		return ERR_PTR(-EOPNOTSUPP);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = sroce_mr_alloc(access, 0, U64_MAX);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	kref_init(&mr->ref);
-	init_completion(&mr->free);
-	mr->access = access;
 	mr->ibmr.pd = ibpd;
-	mr->ibmr.iova = 0;
-	mr->ibmr.length = U64_MAX;
 
 	err = sroce_mr_add_key(sdev, mr);
 	if (err) {
