@@ -192,7 +192,7 @@ rxe_peer_up() {
 }
 
 rxe_peer_down() {
-	[ -n "$RXE_HOST" ] || RXE_HOST=$(cat /run/sroce-rxe-host 2>/dev/null)
+	[ -n "$RXE_HOST" ] || RXE_HOST=$(cat /run/sroce-rxe-host 2>/dev/null || true)
 	[ -n "$RXE_HOST" ] || return 0
 	rm -f /run/sroce-rxe-host
 	host_exec "$RXE_HOST" rdma link delete sroce_x 2>/dev/null
