@@ -90,55 +90,31 @@ bool sroce_resp_take(struct sroce_qp *qp, struct sroce_rwqe *r)
 }
 
 /*
- * Scatter @len bytes at @off of @skb (or, with @grh, the GRH area first)
- * over the WQE's buffers. Return: IB_WC_SUCCESS or the error status.
+ * Scatter the 40-byte GRH area @grh, then @len bytes at @off of @skb, over
+ * the WQE's buffers. Return: IB_WC_SUCCESS or the error status.
  */
 static enum ib_wc_status sroce_resp_scatter(struct sroce_qp *qp,
 					    const struct sroce_rwqe *r,
 					    struct sk_buff *skb,
 					    unsigned int off, u32 len,
-					    const u8 *grh)
+					    u8 *grh)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	u32 i, done = 0, total = SROCE_GRH_BYTES + len;
+	struct sroce_sgl l = {
+		.sdev = to_sdev(qp->ibqp.device),
+		.pd = qp->ibqp.pd,
+		.sge = r->sge,
+		.num = r->w.num_sge,
+	};
+	int err;
 
 	if (r->w.num_sge == U32_MAX)
 		return IB_WC_LOC_QP_OP_ERR;
-	for (i = 0; i < r->w.num_sge && done < total; i++) {
-		const struct sroce_sge *g = &r->sge[i];
-		u32 n = min(g->length, total - done);
-		struct sroce_mr *mr;
-		u64 addr = g->addr;
-		int err = 0;
-
-		if (!n)
-			continue;
-		mr = sroce_mr_get(sdev, g->lkey);
-		if (!mr)
-			return IB_WC_LOC_PROT_ERR;
-		if (sroce_mr_check(mr, qp->ibqp.pd, addr, n,
-				   IB_ACCESS_LOCAL_WRITE)) {
-			sroce_mr_put(mr);
-			return IB_WC_LOC_PROT_ERR;
-		}
-		if (done < SROCE_GRH_BYTES) {
-			u32 g_n = min(n, SROCE_GRH_BYTES - done);
-
-			sroce_mr_copy(mr, addr, (u8 *)grh + done, g_n,
-				      SROCE_TO_MR);
-			addr += g_n;
-			done += g_n;
-			n -= g_n;
-		}
-		if (n)
-			err = sroce_mr_copy_skb(mr, addr, skb,
-						off + done - SROCE_GRH_BYTES, n);
-		sroce_mr_put(mr);
-		if (err)
-			return IB_WC_LOC_LEN_ERR;
-		done += n;
-	}
-	return done < total ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
+	err = sroce_sgl_copy(&l, 0, grh, SROCE_GRH_BYTES, SROCE_TO_MR);
+	if (!err)
+		err = sroce_sgl_copy_skb(&l, SROCE_GRH_BYTES, skb, off, len);
+	if (err == -ENOSPC)
+		return IB_WC_LOC_LEN_ERR;
+	return err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 }
 
 static void sroce_resp_grh(struct sk_buff *skb, u8 *grh)
