@@ -68,16 +68,6 @@ void sroce_req_disarm(struct sroce_qp *qp);
 void sroce_req_stop(struct sroce_qp *qp);
 int sroce_req_doorbell(struct sroce_qp *qp);
 
-static inline bool sroce_rc_op_rdatm(u8 op)
-{
-	return op == SROCE_RC_OP_READ || op == SROCE_RC_OP_CMP_SWAP ||
-	       op == SROCE_RC_OP_FETCH_ADD;
-}
-
-struct sroce_qp;
-
-int sroce_req_doorbell(struct sroce_qp *qp);
-
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

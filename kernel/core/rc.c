@@ -15,12 +15,6 @@ static u32 rc_pmtu(u32 pmtu)
 	return pmtu < SROCE_RC_MIN_PMTU ? SROCE_RC_MIN_PMTU : pmtu;
 }
 
-static bool rc_op_rdatm(enum sroce_rc_op op)
-{
-	return op == SROCE_RC_OP_READ || op == SROCE_RC_OP_CMP_SWAP ||
-	       op == SROCE_RC_OP_FETCH_ADD;
-}
-
 /**
  * sroce_rc_npkts() - packets needed to carry a message
  * @len: message length in bytes
@@ -134,7 +128,7 @@ u8 sroce_rc_opcode(enum sroce_qp_type qpt, enum sroce_rc_op op, bool first,
 	if (qpt == SROCE_QPT_RC)
 		return opcode;
 	if (qpt != SROCE_QPT_UC || op == SROCE_RC_OP_SEND_INV ||
-	    opcode == SROCE_OPCODE_NONE || rc_op_rdatm(op))
+	    opcode == SROCE_OPCODE_NONE || sroce_rc_op_rdatm(op))
 		return SROCE_OPCODE_NONE;
 	return opcode | SROCE_OPCODE_UC;
 }
@@ -592,7 +586,7 @@ enum sroce_rc_comp_act sroce_rc_comp_step(const struct sroce_pkt *pkt,
 {
 	u32 n = sroce_rc_npsn(wqe->op, wqe->len, pmtu);
 	u32 last = sroce_psn_add(wqe->first_psn, n - 1);
-	bool rdatm = rc_op_rdatm(wqe->op);
+	bool rdatm = sroce_rc_op_rdatm(wqe->op);
 	u32 psn = pkt->bth.psn, f = pkt->flags;
 	struct sroce_rc_aeth_info info;
 	u32 k;

@@ -90,6 +90,13 @@ enum sroce_rc_op {
 	SROCE_RC_OP_COUNT,
 };
 
+/* A READ or an atomic: one request packet, answered with data. */
+static inline bool sroce_rc_op_rdatm(enum sroce_rc_op op)
+{
+	return op == SROCE_RC_OP_READ || op == SROCE_RC_OP_CMP_SWAP ||
+	       op == SROCE_RC_OP_FETCH_ADD;
+}
+
 /* -- Requester: segmentation ------------------------------------------- */
 
 u32 sroce_rc_npkts(u32 len, u32 pmtu);
