@@ -6,12 +6,14 @@
  * counted. A packet that passes every check is counted as received and
  * goes to the engine for its opcode: UD sends to resp.c (or mcast.c),
  * RC and UC requests to rcresp.c, RC responses to comp.c. Packets without
- * an engine yet (CNPs) are counted as unhandled.
+ * an engine yet (CNPs) are counted as unhandled. A connected QP takes
+ * packets only from its peer's address, to its own.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/ipv6.h>
 
 #include "core/icrc.h"
 #include "core/opcode.h"
@@ -72,6 +74,29 @@ static enum sroce_counter sroce_pkt_counter(enum sroce_pkt_err err)
 	}
 }
 
+/*
+ * Is the packet from the connected QP's peer, to its own address? Only a
+ * QP with a path (RTR on) is asked: before that, the engines drop the
+ * packet for the QP's state. The path is set under qp->lock by
+ * modify_qp; a packet racing with that meets one path or the other.
+ */
+static bool sroce_rcv_addr_ok(const struct sk_buff *skb,
+			      const struct sroce_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	const struct sroce_av *av = &qp->av;
+
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT)
+		return true;
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return av->ipv6 &&
+		       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr) &&
+		       ipv6_addr_equal(&ipv6_hdr(skb)->daddr, &av->saddr);
+	return !av->ipv6 && ipv6_addr_v4mapped(&av->daddr) &&
+	       ip_hdr(skb)->saddr == av->daddr.s6_addr32[3] &&
+	       ip_hdr(skb)->daddr == av->saddr.s6_addr32[3];
+}
+
 /* An RC or UC packet: to the responder or the completer of its QP. */
 static void sroce_rcv_connected(struct sroce_dev *sdev, struct sk_buff *skb,
 				const struct sroce_pkt *pkt)
@@ -83,6 +108,8 @@ static void sroce_rcv_connected(struct sroce_dev *sdev, struct sk_buff *skb,
 	want = transport == SROCE_OPCODE_RC ? IB_QPT_RC : IB_QPT_UC;
 	if (!qp || qp->ibqp.qp_type != want)
 		sroce_count(&sdev->counters, SROCE_CNT_RX_NO_QP);
+	else if (!sroce_rcv_addr_ok(skb, qp))
+		sroce_count(&sdev->counters, SROCE_CNT_RX_BAD_ADDR);
 	else if (pkt->flags & SROCE_OPF_RESP)
 		sroce_comp_rcv(sdev, qp, skb, pkt);
 	else

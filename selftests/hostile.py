@@ -1,0 +1,589 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""hostile.py: adversarial RoCEv2 packets at live QPs, for t-hostile.sh.
+
+The victims are QPs of sroce_h1 (host h1, 10.77.0.1), made here with
+pyverbs and connected to a peer that does not exist: QP FAKE_QPN at
+10.77.0.2. This program plays that peer from host h2 with raw frames on
+veth2 (a socket opened in h2's namespace), built and checksummed by
+inject.py, and reads the victims' answers on the same socket. Each case
+sends something a broken or malicious peer could send and checks the
+answer the IBTA prescribes (ACK, or a NAK with its syndrome and PSN, or
+silence), the counter that must move, the memory that must stay as it
+was, and the victim's QP state. Meanwhile real traffic runs between
+sroce_h1 and sroce_h2 on other QPs and must not notice.
+"""
+import ctypes
+import ipaddress
+import os
+import select
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+from ktap import Tests, sh
+
+here = os.path.dirname(os.path.realpath(__file__))
+sys.path.insert(0, here)
+from inject import Packet  # noqa: E402
+from roce import ipv4_gid  # noqa: E402
+
+t = Tests()
+t.require_root()
+t.require_pyverbs()
+t.require_module('sroce')
+
+import pyverbs.enums as e  # noqa: E402
+from pyverbs.addr import AHAttr, GID, GlobalRoute  # noqa: E402
+from pyverbs.cq import CQ  # noqa: E402
+from pyverbs.device import Context  # noqa: E402
+from pyverbs.mr import MR  # noqa: E402
+from pyverbs.pd import PD  # noqa: E402
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr  # noqa: E402
+from pyverbs.wr import RecvWR, SGE  # noqa: E402
+
+DEV = 'sroce_h1'
+ME, PEER = '10.77.0.1', '10.77.0.2'
+FAKE_QPN = 0xfa4242
+EPSN = 0x100			# every victim expects this PSN first
+MTU = 1024
+MR_LEN = 1 << 16
+UD_QKEY = 0x11111111
+
+# BTH opcodes (IBTA 9.2): RC, and UD SEND ONLY
+SEND_ONLY, SEND_LAST = 0x04, 0x02
+WRITE_FIRST, WRITE_MIDDLE, WRITE_ONLY = 0x06, 0x07, 0x0a
+READ_REQ, READ_RESP_ONLY, ACK = 0x0c, 0x10, 0x11
+CMP_SWAP, FETCH_ADD = 0x13, 0x14
+UD_SEND_ONLY = 0x64
+# AETH syndromes
+NAK_SEQ, NAK_INVALID, NAK_ACCESS = 0x60, 0x61, 0x62
+
+CLONE_NEWNET = 0x40000000
+PACKET_OUTGOING = 4
+SO_ATTACH_FILTER = 26
+
+
+def bth(op, psn, dqpn=None, pad=0, ackreq=1):
+    """A BTH to @dqpn, by default the newest victim."""
+    if dqpn is None:
+        dqpn = victims[-1].qp_num
+    return struct.pack('!BBHII', op, pad << 4, 0xffff, dqpn & 0xffffff,
+                       ackreq << 31 | (psn & 0xffffff))
+
+
+def reth(va, rkey, length):
+    return struct.pack('!QII', va & (2**64 - 1), rkey, length)
+
+
+def atmeth(va, rkey, swap_add, compare=0):
+    return struct.pack('!QIQQ', va & (2**64 - 1), rkey, swap_add, compare)
+
+
+def raw_socket_in(ns, iface):
+    """An AF_PACKET socket on @iface of network namespace @ns."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    home = os.open('/proc/self/ns/net', os.O_RDONLY)
+    there = os.open(f'/run/netns/{ns}', os.O_RDONLY)
+    try:
+        if libc.setns(there, CLONE_NEWNET):
+            raise OSError(ctypes.get_errno(), f'setns {ns}')
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                          socket.htons(0x0003))
+        s.bind((iface, 0))
+        only_answers(s)
+    finally:
+        if libc.setns(home, CLONE_NEWNET):
+            raise OSError(ctypes.get_errno(), 'setns back')
+        os.close(there)
+        os.close(home)
+    return s
+
+
+def only_answers(s):
+    """Queue only IPv4 RoCEv2 frames to FAKE_QPN on @s (a classic BPF
+    filter), so that the traffic beside cannot crowd the answers out."""
+    insns = [
+        (0x28, 0, 0, 12),		# ldh [12]: ethertype
+        (0x15, 0, 6, 0x0800),		# jeq IPv4
+        (0x30, 0, 0, 23),		# ldb [23]: IP protocol
+        (0x15, 0, 4, 17),		# jeq UDP
+        (0x20, 0, 0, 46),		# ld [46]: BTH bytes 4..7 (IHL 5)
+        (0x54, 0, 0, 0xffffff),		# and: the destination QPN
+        (0x15, 0, 1, FAKE_QPN),		# jeq
+        (0x06, 0, 0, 0x40000),		# ret: accept
+        (0x06, 0, 0, 0),		# ret: drop
+    ]
+    prog = b''.join(struct.pack('HBBI', *i) for i in insns)
+    buf = ctypes.create_string_buffer(prog)
+    fprog = struct.pack('HL', len(insns), ctypes.addressof(buf))
+    s.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER, fprog)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+    only_answers.keep = buf
+
+
+def mac(ns, iface):
+    out = sh(f'ip -n {ns} -br link show {iface}').split()
+    return bytes.fromhex(out[2].replace(':', ''))
+
+
+class Peer:
+    """The fake peer on veth2: sends requests, collects the answers."""
+
+    def __init__(self):
+        self.s = raw_socket_in('h2', 'veth2')
+        self.smac = mac('h2', 'veth2')
+        self.dmac = mac('h1', 'veth1')
+
+    def send(self, transport, src=PEER, icrc=None):
+        p = Packet(src, ME, transport)
+        self.s.send(p.frame(self.dmac, self.smac,
+                            p.icrc() if icrc is None else icrc))
+
+    def drain(self):
+        while select.select([self.s], [], [], 0)[0]:
+            self.s.recv(65536)
+
+    def answers(self, qpn=FAKE_QPN, wait=1.0):
+        """(opcode, psn, syndrome) of each packet to @qpn within @wait s."""
+        got, end = [], time.monotonic() + wait
+        while True:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([self.s], [], [], left)[0]:
+                return got
+            frame, addr = self.s.recvfrom(65536)
+            if addr[2] == PACKET_OUTGOING or frame[12:14] != b'\x08\x00':
+                continue
+            ip = frame[14:]
+            ihl = (ip[0] & 15) * 4
+            if ip[9] != 17 or socket.inet_ntoa(ip[12:16]) != ME:
+                continue
+            udp = ip[ihl:]
+            if struct.unpack('!H', udp[2:4])[0] != 4791:
+                continue
+            tr = udp[8:]
+            op = tr[0]
+            dqpn = struct.unpack('!I', tr[4:8])[0] & 0xffffff
+            psn = struct.unpack('!I', tr[8:12])[0] & 0xffffff
+            syn = tr[12] if op in (ACK, 0x12, 0x0d, 0x0f, 0x10) else None
+            if dqpn == qpn:
+                got.append((op, psn, syn))
+
+
+def counters():
+    out = sh(f'rdma statistic show link {DEV}/1').split()
+    return {out[i]: int(out[i + 1]) for i in range(2, len(out) - 1, 2)
+            if out[i + 1].isdigit()}
+
+
+ctx = Context(name=DEV)
+gidx, _ = ipv4_gid(ctx)
+peer_gid = GID(':'.join(
+    ipaddress.ip_address(f'::ffff:{PEER}').exploded.split(':')))
+pd = PD(ctx)
+pd2 = PD(ctx)
+cq = CQ(ctx, 64)
+ALL = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
+       e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
+PATTERN = bytes((i * 7 + 3) & 0xff for i in range(MR_LEN))
+mr = MR(pd, MR_LEN, ALL)
+mr_ro = MR(pd, MR_LEN, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_READ)
+mr_pd2 = MR(pd2, MR_LEN, ALL)
+rbuf = MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)	# receive buffers
+peer = Peer()
+victims = []
+
+
+def reset_memory():
+    for m in (mr, mr_ro, mr_pd2):
+        m.write(PATTERN, MR_LEN)
+
+
+def untouched():
+    for m in (mr, mr_ro, mr_pd2):
+        assert m.read(MR_LEN, 0) == PATTERN, 'an MR changed'
+
+
+def victim(recv=0):
+    """A fresh RC QP in RTR, expecting EPSN from FAKE_QPN at PEER."""
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                           cap=QPCap(max_send_wr=4, max_recv_wr=4)))
+    a = QPAttr()
+    a.qp_state = e.IBV_QPS_INIT
+    a.pkey_index = 0
+    a.port_num = 1
+    a.qp_access_flags = ALL
+    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
+              e.IBV_QP_ACCESS_FLAGS)
+    a = QPAttr()
+    a.qp_state = e.IBV_QPS_RTR
+    a.path_mtu = e.IBV_MTU_1024
+    a.dest_qp_num = FAKE_QPN
+    a.rq_psn = EPSN
+    a.max_dest_rd_atomic = 4
+    a.min_rnr_timer = 1
+    a.ah_attr = AHAttr(gr=GlobalRoute(dgid=peer_gid, sgid_index=gidx),
+                       is_global=1, port_num=1)
+    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
+              e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN |
+              e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER)
+    for _ in range(recv):
+        qp.post_recv(RecvWR(num_sge=1, sg=[SGE(rbuf.buf, 64, rbuf.lkey)]))
+    victims.append(qp)
+    reset_memory()
+    drain_cq()
+    peer.drain()
+    return qp
+
+
+def drain_cq():
+    while cq.poll()[0]:
+        pass
+
+
+def state(qp):
+    attr, _ = qp.query(e.IBV_QP_STATE)
+    return attr.qp_state
+
+
+def nak(transport, syndrome, qp=None, psn=EPSN, counter=None):
+    """Send @transport to a fresh victim (or @qp); it must answer exactly
+    one NAK @syndrome for @psn, touch no memory and go to the error state
+    (a PSN sequence NAK leaves it in RTR)."""
+    qp = qp or victim()
+    c0 = counters()
+    peer.send(transport() if callable(transport) else transport)
+    got = peer.answers()
+    assert got == [(ACK, psn, syndrome)], \
+        f'answers {[(hex(o), hex(p), s and hex(s)) for o, p, s in got]}' \
+        f', counters moved: {moved(c0)}, QP state {state(qp)}'
+    untouched()
+    want = e.IBV_QPS_RTR if syndrome == NAK_SEQ else e.IBV_QPS_ERR
+    assert state(qp) == want, f'QP state {state(qp)}, not {want}'
+    if counter:
+        c1 = counters()
+        assert c1[counter] == c0[counter] + 1, \
+            f'{counter} {c0[counter]} -> {c1[counter]}'
+    return qp
+
+
+def moved(c0):
+    c1 = counters()
+    return {k: c1[k] - c0[k] for k in c1 if c1[k] != c0.get(k)}
+
+
+def dropped(transport, counter, src=PEER, icrc=None):
+    """@transport is dropped: no answer, no memory touched, @counter +1."""
+    qp = victim()
+    c0 = counters()
+    peer.send(transport(), src=src, icrc=icrc)
+    got = peer.answers(wait=0.5)
+    assert not got, f'answered {got}'
+    c1 = counters()
+    assert c1[counter] == c0[counter] + 1, \
+        f'{counter} {c0[counter]} -> {c1[counter]}'
+    untouched()
+    assert state(qp) == e.IBV_QPS_RTR, f'QP state {state(qp)}'
+    return qp
+
+
+# Real traffic between the two sroce devices, on their own QPs, all along.
+if os.path.exists('/run/sroce-hostile-stop'):
+    os.unlink('/run/sroce-hostile-stop')
+traffic = subprocess.Popen(
+    ['bash', '-c', f'''. {here}/lib.sh
+        n=0
+        while [ ! -e /run/sroce-hostile-stop ]; do
+            pingpong ibv_rc_pingpong 2 sroce_h2 1 sroce_h1 4 {PEER} \
+                -s 4096 -n 200 >/tmp/sroce-hostile-pp.log 2>&1 || {{
+                cat /tmp/sroce-hostile-pp.log; echo "runs $n: FAILED"; exit 1; }}
+            n=$((n + 1))
+        done
+        echo "runs $n"'''], stdout=subprocess.PIPE, text=True)
+
+
+@t.case('the fake peer speaks RoCEv2: a WRITE in bounds is placed and ACKed')
+def _():
+    qp = victim()
+    data = bytes(range(100, 132))
+    peer.send(bth(WRITE_ONLY, EPSN) + reth(mr.buf + 4000, mr.rkey, 32) +
+              data)
+    got = peer.answers()
+    assert got and got[0][0] == ACK and got[0][1] == EPSN and \
+        got[0][2] < 0x20, f'answers {got}'
+    assert mr.read(32, 4000) == data, 'data not placed'
+    assert state(qp) == e.IBV_QPS_RTR
+
+
+@t.case('a READ in bounds gets the MR\'s bytes back')
+def _():
+    victim()
+    peer.send(bth(READ_REQ, EPSN) + reth(mr.buf + 100, mr.rkey, 8))
+    got = peer.answers()
+    assert got and got[0][:2] == (READ_RESP_ONLY, EPSN), f'answers {got}'
+
+
+@t.case('forged QPN: dropped, rx_drop_no_qp')
+def _():
+    dropped(lambda: bth(WRITE_ONLY, EPSN, dqpn=0xabcdef) +
+            reth(mr.buf, mr.rkey, 8) + bytes(8), 'rx_drop_no_qp')
+
+
+@t.case('right QPN from another address: dropped, rx_drop_bad_addr')
+def _():
+    dropped(lambda: bth(WRITE_ONLY, EPSN) + reth(mr.buf, mr.rkey, 8) + bytes(8),
+            'rx_drop_bad_addr', src='10.77.0.9')
+
+
+@t.case('bad ICRC: dropped, rx_icrc_errors')
+def _():
+    dropped(lambda: bth(WRITE_ONLY, EPSN) + reth(mr.buf, mr.rkey, 8) + bytes(8),
+            'rx_icrc_errors', icrc=b'\xde\xad\xbe\xef')
+
+
+@t.case('pad longer than the payload: dropped, rx_drop_bad_length')
+def _():
+    dropped(lambda: bth(SEND_ONLY, EPSN, pad=3), 'rx_drop_bad_length')
+
+
+@t.case('WRITE with a wrong rkey: NAK remote access, QP to error')
+def _():
+    nak(lambda: bth(WRITE_ONLY, EPSN) + reth(mr.buf, mr.rkey ^ 0x80, 8) + bytes(8),
+        NAK_ACCESS)
+
+
+@t.case('WRITE past the MR\'s end: NAK remote access')
+def _():
+    nak(lambda: bth(WRITE_ONLY, EPSN) + reth(mr.buf + MR_LEN - 4, mr.rkey, 8) +
+        bytes(8), NAK_ACCESS)
+
+
+@t.case('WRITE before the MR\'s start: NAK remote access')
+def _():
+    nak(lambda: bth(WRITE_ONLY, EPSN) + reth(mr.buf - 8, mr.rkey, 8) + bytes(8),
+        NAK_ACCESS)
+
+
+@t.case('WRITE whose address + length wraps 2^64: NAK remote access')
+def _():
+    nak(lambda: bth(WRITE_FIRST, EPSN) + reth(2**64 - 512, mr.rkey, 0x7fffffff) +
+        bytes(MTU), NAK_ACCESS)
+
+
+@t.case('WRITE to an MR without remote write: NAK remote access')
+def _():
+    nak(lambda: bth(WRITE_ONLY, EPSN) + reth(mr_ro.buf, mr_ro.rkey, 8) + bytes(8),
+        NAK_ACCESS)
+
+
+@t.case('WRITE with the rkey of another PD\'s MR: NAK remote access')
+def _():
+    nak(lambda: bth(WRITE_ONLY, EPSN) + reth(mr_pd2.buf, mr_pd2.rkey, 8) +
+        bytes(8), NAK_ACCESS)
+
+
+@t.case('READ of 256 MiB from a 64 KiB MR: NAK remote access, no data')
+def _():
+    nak(lambda: bth(READ_REQ, EPSN) + reth(mr.buf, mr.rkey, 1 << 28), NAK_ACCESS)
+
+
+@t.case('READ longer than 2^31: NAK invalid request')
+def _():
+    nak(lambda: bth(READ_REQ, EPSN) + reth(mr.buf, mr.rkey, 0x80000001),
+        NAK_INVALID)
+
+
+@t.case('atomic outside the MR: NAK remote access')
+def _():
+    nak(lambda: bth(FETCH_ADD, EPSN) + atmeth(mr.buf + MR_LEN, mr.rkey, 1),
+        NAK_ACCESS)
+
+
+@t.case('misaligned atomic: NAK invalid request')
+def _():
+    nak(lambda: bth(CMP_SWAP, EPSN) + atmeth(mr.buf + 4, mr.rkey, 1, 2),
+        NAK_INVALID)
+
+
+@t.case('atomic on an MR without remote atomic: NAK remote access')
+def _():
+    nak(lambda: bth(FETCH_ADD, EPSN) + atmeth(mr_ro.buf, mr_ro.rkey, 1),
+        NAK_ACCESS)
+
+
+@t.case('WRITE MIDDLE with no message open: NAK invalid request')
+def _():
+    nak(lambda: bth(WRITE_MIDDLE, EPSN) + bytes(MTU), NAK_INVALID)
+
+
+@t.case('SEND LAST with no message open: NAK invalid request')
+def _():
+    nak(lambda: bth(SEND_LAST, EPSN) + bytes(8), NAK_INVALID, qp=victim(recv=1))
+
+
+@t.case('WRITE ONLY carrying less than its RETH length: NAK invalid')
+def _():
+    nak(lambda: bth(WRITE_ONLY, EPSN) + reth(mr.buf, mr.rkey, 64) + bytes(16),
+        NAK_INVALID)
+
+
+@t.case('WRITE FIRST shorter than the path MTU: NAK invalid request')
+def _():
+    nak(lambda: bth(WRITE_FIRST, EPSN) + reth(mr.buf, mr.rkey, 4 * MTU) +
+        bytes(16), NAK_INVALID)
+
+
+@t.case('pad making the payload shorter than the RETH says: NAK invalid')
+def _():
+    nak(lambda: bth(WRITE_ONLY, EPSN, pad=3) + reth(mr.buf, mr.rkey, 16) +
+        bytes(16), NAK_INVALID)
+
+
+@t.case('SEND larger than the receive buffer: NAK invalid request')
+def _():
+    nak(lambda: bth(SEND_ONLY, EPSN) + bytes(256), NAK_INVALID,
+        qp=victim(recv=1))
+
+
+@t.case('SEND with no receive posted: RNR NAK, the QP lives on')
+def _():
+    qp = victim()
+    c0 = counters()
+    peer.send(bth(SEND_ONLY, EPSN) + bytes(8))
+    got = peer.answers()
+    assert len(got) == 1 and got[0][:2] == (ACK, EPSN) and \
+        got[0][2] & 0xe0 == 0x20, f'answers {got}'
+    assert counters()['rc_rnr_naks_sent'] == c0['rc_rnr_naks_sent'] + 1
+    assert state(qp) == e.IBV_QPS_RTR
+
+
+@t.case('PSN far ahead: one NAK sequence error per gap, then resumes')
+def _():
+    qp = victim()
+    far = bth(WRITE_ONLY, EPSN + 0x400000) + reth(mr.buf, mr.rkey, 8) + \
+        bytes(8)
+    nak(far, NAK_SEQ, qp=qp, counter='rc_seq_naks_sent')
+    peer.send(far)
+    assert not peer.answers(wait=0.5), 'a second NAK for the same gap'
+    data = b'resumed!'
+    peer.send(bth(WRITE_ONLY, EPSN) + reth(mr.buf, mr.rkey, 8) + data)
+    got = peer.answers()
+    assert got and got[0][:2] == (ACK, EPSN) and got[0][2] < 0x20, got
+    assert mr.read(8, 0) == data
+    assert state(qp) == e.IBV_QPS_RTR
+
+
+@t.case('PSN behind (a duplicate): ACKed again, memory not written')
+def _():
+    qp = victim()
+    c0 = counters()
+    peer.send(bth(WRITE_ONLY, EPSN - 5) + reth(mr.buf, mr.rkey, 8) +
+              b'dupdupdu')
+    got = peer.answers()
+    assert got and got[0][:2] == (ACK, EPSN - 1) and got[0][2] < 0x20, got
+    assert counters()['rc_duplicate_requests'] == \
+        c0['rc_duplicate_requests'] + 1
+    untouched()
+    assert state(qp) == e.IBV_QPS_RTR
+
+
+@t.case('unsolicited ACK and READ response: ignored, no completion')
+def _():
+    qp = victim()
+    a = QPAttr()
+    a.qp_state = e.IBV_QPS_RTS
+    a.sq_psn = 0x500
+    a.timeout = 14
+    a.retry_cnt = 7
+    a.rnr_retry = 7
+    a.max_rd_atomic = 4
+    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
+              e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
+              e.IBV_QP_MAX_QP_RD_ATOMIC)
+    c0 = counters()
+    peer.send(bth(ACK, 0x500) + b'\x1f\x00\x00\x01')
+    peer.send(bth(READ_RESP_ONLY, 0x4ff) + b'\x1f\x00\x00\x01' + bytes(8))
+    assert not peer.answers(wait=0.5)
+    assert cq.poll()[0] == 0, 'a completion appeared'
+    assert state(qp) == e.IBV_QPS_RTS
+    m = moved(c0)	# the traffic beside moves rx_ and tx_packets
+    assert m.pop('rx_packets', 0) >= 2 and not m.pop('tx_packets', 0) < 0 \
+        and not m, f'counters moved: {m}'
+    untouched()
+
+
+@t.case('UD SEND with the wrong Q_Key: dropped, rx_drop_qkey')
+def _():
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq,
+                           cap=QPCap(max_send_wr=4, max_recv_wr=4)))
+    a = QPAttr()
+    a.qp_state = e.IBV_QPS_INIT
+    a.pkey_index = 0
+    a.port_num = 1
+    a.qkey = UD_QKEY
+    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
+              e.IBV_QP_QKEY)
+    a = QPAttr()
+    a.qp_state = e.IBV_QPS_RTR
+    qp.modify(a, e.IBV_QP_STATE)
+    qp.post_recv(RecvWR(num_sge=1, sg=[SGE(rbuf.buf, 1024, rbuf.lkey)]))
+    victims.append(qp)
+    c0 = counters()
+    deth = struct.pack('!IB3s', UD_QKEY ^ 1, 0, (FAKE_QPN).to_bytes(3, 'big'))
+    peer.send(bth(UD_SEND_ONLY, 1, dqpn=qp.qp_num, ackreq=0) + deth +
+              bytes(16))
+    time.sleep(0.3)
+    assert counters()['rx_drop_qkey'] == c0['rx_drop_qkey'] + 1
+    assert cq.poll()[0] == 0, 'a completion appeared'
+
+
+@t.case('200 hostile packets at one victim in a burst: the device lives')
+def _():
+    qp = victim()
+    for i in range(200):
+        peer.send(bth(WRITE_ONLY, EPSN + 0x400000 + i) +
+                  reth(2**64 - 4, mr.rkey ^ i, 0xffffffff) + bytes(8))
+        peer.send(bth(0x1f, EPSN, pad=i & 3) + bytes(i & 31))
+    time.sleep(0.5)
+    untouched()
+    assert state(qp) in (e.IBV_QPS_RTR, e.IBV_QPS_ERR)
+    assert 'ACTIVE' in sh(f'rdma link show {DEV}/1')
+
+
+@t.case('real traffic on other QPs kept flowing throughout')
+def _():
+    open('/run/sroce-hostile-stop', 'w').close()
+    out, _ = traffic.communicate(timeout=120)
+    print('# ' + out.strip().replace('\n', '\n# '))
+    assert traffic.returncode == 0, 'ibv_rc_pingpong failed'
+    assert int(out.split()[-1]) >= 1, 'no pingpong run finished'
+
+
+@t.case('every drop is on show in rdma statistic')
+def _():
+    print('# ' + sh(f'rdma statistic show link {DEV}/1').strip())
+    c = counters()
+    for name in ('rx_drop_no_qp', 'rx_drop_bad_addr', 'rx_icrc_errors',
+                 'rx_drop_bad_length', 'rx_drop_bad_opcode', 'rx_drop_qkey',
+                 'rc_seq_naks_sent', 'rc_rnr_naks_sent',
+                 'rc_duplicate_requests'):
+        assert c.get(name, 0) > 0, f'{name} is {c.get(name)}'
+
+
+try:
+    rc = t.run()
+finally:
+    if traffic.poll() is None:
+        open('/run/sroce-hostile-stop', 'w').close()
+        traffic.wait(timeout=120)
+    for q in victims:
+        q.close()
+    for m in (mr, mr_ro, mr_pd2, rbuf):
+        m.close()
+    cq.close()
+    pd2.close()
+    pd.close()
+    ctx.close()
+sys.exit(rc)
