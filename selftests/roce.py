@@ -10,3 +10,61 @@ def ipv4_gid(ctx, port=1):
         if ipaddress.IPv6Address(str(gid)).ipv4_mapped:
             return i, gid
     raise LookupError('no IPv4 GID on the port')
+
+
+def rc_qp(pd, cq, access, depth=16):
+    """An RC QP on @cq in INIT, with @access for its peer."""
+    import pyverbs.enums as e
+    from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                           cap=QPCap(max_send_wr=depth, max_recv_wr=depth)))
+    a = QPAttr()
+    a.qp_state = e.IBV_QPS_INIT
+    a.pkey_index = 0
+    a.port_num = 1
+    a.qp_access_flags = access
+    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
+              e.IBV_QP_ACCESS_FLAGS)
+    return qp
+
+
+def rc_connect(qp, dest_qpn, gid, gidx, rts=True):
+    """Move @qp to RTR (and RTS) towards QP @dest_qpn at @gid, PSNs 0."""
+    import pyverbs.enums as e
+    from pyverbs.addr import AHAttr, GlobalRoute
+    from pyverbs.qp import QPAttr
+    a = QPAttr()
+    a.qp_state = e.IBV_QPS_RTR
+    a.path_mtu = e.IBV_MTU_1024
+    a.dest_qp_num = dest_qpn
+    a.rq_psn = 0
+    a.max_dest_rd_atomic = 4
+    a.min_rnr_timer = 1
+    a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=gidx),
+                       is_global=1, port_num=1)
+    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
+              e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN |
+              e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER)
+    if not rts:
+        return
+    a = QPAttr()
+    a.qp_state = e.IBV_QPS_RTS
+    a.sq_psn = 0
+    a.timeout = 12
+    a.retry_cnt = 3
+    a.rnr_retry = 3
+    a.max_rd_atomic = 4
+    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
+              e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
+              e.IBV_QP_MAX_QP_RD_ATOMIC)
+
+
+def poll_cq(cq, n, tries=200000):
+    """Exactly @n completions from @cq (fails after @tries empty polls)."""
+    wcs = []
+    while len(wcs) < n and tries:
+        got, w = cq.poll(n - len(wcs))
+        wcs += w[:got]
+        tries -= 1
+    assert len(wcs) == n, f'{len(wcs)} of {n} completions'
+    return wcs
