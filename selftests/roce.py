@@ -12,11 +12,11 @@ def ipv4_gid(ctx, port=1):
     raise LookupError('no IPv4 GID on the port')
 
 
-def rc_qp(pd, cq, access, depth=16):
-    """An RC QP on @cq in INIT, with @access for its peer."""
+def rc_qp(pd, cq, access, depth=16, srq=None):
+    """An RC QP on @cq (and @srq) in INIT, with @access for its peer."""
     import pyverbs.enums as e
     from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
-    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq, srq=srq,
                            cap=QPCap(max_send_wr=depth, max_recv_wr=depth)))
     a = QPAttr()
     a.qp_state = e.IBV_QPS_INIT

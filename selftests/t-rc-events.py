@@ -14,7 +14,7 @@ import select
 import sys
 
 from ktap import Tests, sh
-from roce import ipv4_gid
+from roce import ipv4_gid, poll_cq, rc_connect, rc_qp
 
 t = Tests()
 t.require_root()
@@ -22,12 +22,11 @@ t.require_pyverbs()
 t.require_module('sroce')
 
 import pyverbs.enums as e  # noqa: E402
-from pyverbs.addr import AHAttr, GlobalRoute  # noqa: E402
 from pyverbs.cq import CQ  # noqa: E402
 from pyverbs.device import Context  # noqa: E402
 from pyverbs.mr import MR  # noqa: E402
 from pyverbs.pd import PD  # noqa: E402
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr  # noqa: E402
+from pyverbs.qp import QPAttr  # noqa: E402
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr  # noqa: E402
 from pyverbs.wr import SGE, RecvWR, SendWR  # noqa: E402
 
@@ -72,60 +71,16 @@ def expect_events(want, timeout=5.0):
     assert sorted(got) == sorted(want), f'events {got}, wanted {want}'
 
 
-def rc_qp(srq=None):
-    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq, srq=srq,
-                           cap=QPCap(max_send_wr=16, max_recv_wr=16)))
-    a = QPAttr()
-    a.qp_state = e.IBV_QPS_INIT
-    a.pkey_index = 0
-    a.port_num = 1
-    a.qp_access_flags = ACC
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
-              e.IBV_QP_ACCESS_FLAGS)
-    objs.append(qp)
-    return qp
-
-
-def connect(qp, peer):
-    a = QPAttr()
-    a.qp_state = e.IBV_QPS_RTR
-    a.path_mtu = e.IBV_MTU_1024
-    a.dest_qp_num = peer.qp_num
-    a.rq_psn = 0
-    a.max_dest_rd_atomic = 4
-    a.min_rnr_timer = 1
-    a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=gidx),
-                       is_global=1, port_num=1)
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
-              e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN |
-              e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER)
-    a = QPAttr()
-    a.qp_state = e.IBV_QPS_RTS
-    a.sq_psn = 0
-    a.timeout = 12
-    a.retry_cnt = 3
-    a.rnr_retry = 3
-    a.max_rd_atomic = 4
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
-              e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
-              e.IBV_QP_MAX_QP_RD_ATOMIC)
-
-
 def pair(srq=None):
-    a, b = rc_qp(), rc_qp(srq)
-    connect(a, b)
-    connect(b, a)
+    a, b = rc_qp(pd, cq, ACC, srq=None), rc_qp(pd, cq, ACC, srq=srq)
+    objs.extend((a, b))
+    rc_connect(a, b.qp_num, gid, gidx)
+    rc_connect(b, a.qp_num, gid, gidx)
     return a, b
 
 
-def poll(n, tries=200000):
-    wcs = []
-    while len(wcs) < n and tries:
-        got, w = cq.poll(n - len(wcs))
-        wcs += w[:got]
-        tries -= 1
-    assert len(wcs) == n, f'{len(wcs)} of {n} completions'
-    return wcs
+def poll(n):
+    return poll_cq(cq, n)
 
 
 def to_err(qp):
