@@ -28,7 +28,7 @@ from ktap import Tests, sh
 here = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, here)
 from inject import Packet  # noqa: E402
-from roce import ipv4_gid  # noqa: E402
+from roce import ipv4_gid, rc_qp, rc_rtr, rc_rts, ud_qp  # noqa: E402
 
 t = Tests()
 t.require_root()
@@ -36,12 +36,11 @@ t.require_pyverbs()
 t.require_module('sroce')
 
 import pyverbs.enums as e  # noqa: E402
-from pyverbs.addr import AHAttr, GID, GlobalRoute  # noqa: E402
+from pyverbs.addr import GID  # noqa: E402
 from pyverbs.cq import CQ  # noqa: E402
 from pyverbs.device import Context  # noqa: E402
 from pyverbs.mr import MR  # noqa: E402
 from pyverbs.pd import PD  # noqa: E402
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr  # noqa: E402
 from pyverbs.wr import RecvWR, SGE  # noqa: E402
 
 DEV = 'sroce_h1'
@@ -208,27 +207,8 @@ def untouched():
 
 def victim(recv=0):
     """A fresh RC QP in RTR, expecting EPSN from FAKE_QPN at PEER."""
-    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
-                           cap=QPCap(max_send_wr=4, max_recv_wr=4)))
-    a = QPAttr()
-    a.qp_state = e.IBV_QPS_INIT
-    a.pkey_index = 0
-    a.port_num = 1
-    a.qp_access_flags = ALL
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
-              e.IBV_QP_ACCESS_FLAGS)
-    a = QPAttr()
-    a.qp_state = e.IBV_QPS_RTR
-    a.path_mtu = e.IBV_MTU_1024
-    a.dest_qp_num = FAKE_QPN
-    a.rq_psn = EPSN
-    a.max_dest_rd_atomic = 4
-    a.min_rnr_timer = 1
-    a.ah_attr = AHAttr(gr=GlobalRoute(dgid=peer_gid, sgid_index=gidx),
-                       is_global=1, port_num=1)
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
-              e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN |
-              e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER)
+    qp = rc_qp(pd, cq, ALL, depth=4)
+    rc_rtr(qp, FAKE_QPN, peer_gid, gidx, rq_psn=EPSN)
     for _ in range(recv):
         qp.post_recv(RecvWR(num_sge=1, sg=[SGE(rbuf.buf, 64, rbuf.lkey)]))
     victims.append(qp)
@@ -492,16 +472,7 @@ def _():
 @t.case('unsolicited ACK and READ response: ignored, no completion')
 def _():
     qp = victim()
-    a = QPAttr()
-    a.qp_state = e.IBV_QPS_RTS
-    a.sq_psn = 0x500
-    a.timeout = 14
-    a.retry_cnt = 7
-    a.rnr_retry = 7
-    a.max_rd_atomic = 4
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
-              e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
-              e.IBV_QP_MAX_QP_RD_ATOMIC)
+    rc_rts(qp, sq_psn=0x500)
     c0 = counters()
     peer.send(bth(ACK, 0x500) + b'\x1f\x00\x00\x01')
     peer.send(bth(READ_RESP_ONLY, 0x4ff) + b'\x1f\x00\x00\x01' + bytes(8))
@@ -516,18 +487,7 @@ def _():
 
 @t.case('UD SEND with the wrong Q_Key: dropped, rx_drop_qkey')
 def _():
-    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq,
-                           cap=QPCap(max_send_wr=4, max_recv_wr=4)))
-    a = QPAttr()
-    a.qp_state = e.IBV_QPS_INIT
-    a.pkey_index = 0
-    a.port_num = 1
-    a.qkey = UD_QKEY
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
-              e.IBV_QP_QKEY)
-    a = QPAttr()
-    a.qp_state = e.IBV_QPS_RTR
-    qp.modify(a, e.IBV_QP_STATE)
+    qp = ud_qp(pd, cq, UD_QKEY)
     qp.post_recv(RecvWR(num_sge=1, sg=[SGE(rbuf.buf, 1024, rbuf.lkey)]))
     victims.append(qp)
     c0 = counters()

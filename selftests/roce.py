@@ -28,8 +28,8 @@ def rc_qp(pd, cq, access, depth=16, srq=None):
     return qp
 
 
-def rc_connect(qp, dest_qpn, gid, gidx, rts=True):
-    """Move @qp to RTR (and RTS) towards QP @dest_qpn at @gid, PSNs 0."""
+def rc_rtr(qp, dest_qpn, gid, gidx, rq_psn=0):
+    """Move @qp to RTR towards QP @dest_qpn at @gid, expecting @rq_psn."""
     import pyverbs.enums as e
     from pyverbs.addr import AHAttr, GlobalRoute
     from pyverbs.qp import QPAttr
@@ -37,7 +37,7 @@ def rc_connect(qp, dest_qpn, gid, gidx, rts=True):
     a.qp_state = e.IBV_QPS_RTR
     a.path_mtu = e.IBV_MTU_1024
     a.dest_qp_num = dest_qpn
-    a.rq_psn = 0
+    a.rq_psn = rq_psn
     a.max_dest_rd_atomic = 4
     a.min_rnr_timer = 1
     a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=gidx),
@@ -45,11 +45,15 @@ def rc_connect(qp, dest_qpn, gid, gidx, rts=True):
     qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
               e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN |
               e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER)
-    if not rts:
-        return
+
+
+def rc_rts(qp, sq_psn=0):
+    """Move @qp from RTR to RTS, sending from @sq_psn."""
+    import pyverbs.enums as e
+    from pyverbs.qp import QPAttr
     a = QPAttr()
     a.qp_state = e.IBV_QPS_RTS
-    a.sq_psn = 0
+    a.sq_psn = sq_psn
     a.timeout = 12
     a.retry_cnt = 3
     a.rnr_retry = 3
@@ -57,6 +61,44 @@ def rc_connect(qp, dest_qpn, gid, gidx, rts=True):
     qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
               e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
               e.IBV_QP_MAX_QP_RD_ATOMIC)
+
+
+def rc_connect(qp, dest_qpn, gid, gidx):
+    """Move @qp to RTS towards QP @dest_qpn at @gid, PSNs 0."""
+    rc_rtr(qp, dest_qpn, gid, gidx)
+    rc_rts(qp)
+
+
+def ud_qp(pd, cq, qkey, srq=None, sig_all=False):
+    """A UD QP on @cq (and @srq) in RTS, with @qkey."""
+    import pyverbs.enums as e
+    from pyverbs.qp import QP, QPCap, QPInitAttr
+    cap = QPCap(max_send_wr=64, max_recv_wr=64, max_send_sge=4,
+                max_recv_sge=4, max_inline_data=256)
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq, srq=srq,
+                           cap=cap, sq_sig_all=sig_all))
+    ud_to_rts(qp, qkey)
+    return qp
+
+
+def ud_to_rts(qp, qkey):
+    """Move a UD QP from RESET to RTS, with @qkey."""
+    import pyverbs.enums as e
+    from pyverbs.qp import QPAttr
+    a = QPAttr()
+    a.qkey = qkey
+    a.pkey_index = 0
+    a.port_num = 1
+    a.qp_state = e.IBV_QPS_INIT
+    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
+              e.IBV_QP_QKEY)
+    a = QPAttr()
+    a.qp_state = e.IBV_QPS_RTR
+    qp.modify(a, e.IBV_QP_STATE)
+    a = QPAttr()
+    a.qp_state = e.IBV_QPS_RTS
+    a.sq_psn = 0
+    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN)
 
 
 def poll_cq(cq, n, tries=200000):

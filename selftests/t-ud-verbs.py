@@ -14,6 +14,7 @@ import random
 import sys
 
 from ktap import Tests, sh
+import roce
 from roce import ipv4_gid
 
 t = Tests()
@@ -52,35 +53,11 @@ def counter(name):
 
 
 def ud_qp(cq, srq=None, sig_all=False):
-    cap = QPCap(max_send_wr=64, max_recv_wr=64, max_send_sge=4,
-                max_recv_sge=4, max_inline_data=256)
-    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq, srq=srq,
-                           cap=cap, sq_sig_all=sig_all))
-    a = QPAttr()
-    a.qkey = QKEY
-    a.pkey_index = 0
-    a.port_num = 1
-    a.qp_state = e.IBV_QPS_INIT
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
-              e.IBV_QP_QKEY)
-    a = QPAttr()
-    a.qp_state = e.IBV_QPS_RTR
-    qp.modify(a, e.IBV_QP_STATE)
-    a = QPAttr()
-    a.qp_state = e.IBV_QPS_RTS
-    a.sq_psn = 0
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN)
-    return qp
+    return roce.ud_qp(pd, cq, QKEY, srq, sig_all)
 
 
-def poll(cq, n, tries=20000):
-    wcs = []
-    while len(wcs) < n and tries:
-        got, w = cq.poll(n - len(wcs))
-        wcs += w[:got]
-        tries -= 1
-    assert len(wcs) == n, f'{len(wcs)} of {n} completions'
-    return wcs
+def poll(cq, n):
+    return roce.poll_cq(cq, n, tries=20000)
 
 
 def send(qp, sge, wr_id, dqpn, qkey=QKEY, opcode=e.IBV_WR_SEND, imm=0,

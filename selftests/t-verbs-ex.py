@@ -18,7 +18,7 @@ import socket
 import sys
 
 from ktap import Skip, Tests, sh
-from roce import ipv4_gid
+from roce import ipv4_gid, ud_to_rts
 
 t = Tests()
 t.require_root()
@@ -84,20 +84,7 @@ def qp_ex(cq, qp_type=e.IBV_QPT_UD, ops=UD_OPS, sig_all=0, rts=True,
                                 pd=pd, sq_sig_all=sig_all, comp_mask=mask,
                                 send_ops_flags=ops))
     if qp_type == e.IBV_QPT_UD and rts:
-        a = QPAttr()
-        a.qkey = QKEY
-        a.pkey_index = 0
-        a.port_num = 1
-        a.qp_state = e.IBV_QPS_INIT
-        qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
-                  e.IBV_QP_QKEY)
-        a = QPAttr()
-        a.qp_state = e.IBV_QPS_RTR
-        qp.modify(a, e.IBV_QP_STATE)
-        a = QPAttr()
-        a.qp_state = e.IBV_QPS_RTS
-        a.sq_psn = 0
-        qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN)
+        ud_to_rts(qp, QKEY)
     return qp
 
 
