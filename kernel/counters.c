@@ -20,6 +20,7 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_RX_MAD_LENGTH].name = "rx_drop_mad_length",
 	[SROCE_CNT_RX_UNHANDLED].name = "rx_drop_unhandled",
 	[SROCE_CNT_RX_BAD_ADDR].name = "rx_drop_bad_addr",
+	[SROCE_CNT_RX_BACKLOG].name = "rx_drop_resp_busy",
 	[SROCE_CNT_TX_PACKETS].name = "tx_packets",
 	[SROCE_CNT_RC_TIMEOUTS].name = "rc_ack_timeouts",
 	[SROCE_CNT_RC_SEQ_NAK_RCVD].name = "rc_seq_naks_rcvd",

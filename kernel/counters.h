@@ -23,6 +23,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_MAD_LENGTH,	/* QP1: longer than a MAD */
 	SROCE_CNT_RX_UNHANDLED,		/* valid, but not handled yet */
 	SROCE_CNT_RX_BAD_ADDR,		/* connected QP: not from its peer */
+	SROCE_CNT_RX_BACKLOG,		/* responder busy, its queue full */
 	SROCE_CNT_TX_PACKETS,		/* handed to the network */
 	SROCE_CNT_RC_TIMEOUTS,		/* local ACK timer expired */
 	SROCE_CNT_RC_SEQ_NAK_RCVD,	/* NAK PSN sequence error received */

@@ -41,6 +41,13 @@ enum sroce_rr {
 	SROCE_RR_OP,			/* NAK remote operational error, error */
 };
 
+/*
+ * READ responses: how many leave at once (then the softirqs before the
+ * tasklet's run); requests queued behind a READ, at most.
+ */
+#define SROCE_READ_BURST	64
+#define SROCE_RESP_BACKLOG	512
+
 /* The extension headers of a request */
 struct sroce_rr_hdrs {
 	struct sroce_reth reth;
@@ -57,14 +64,26 @@ struct sroce_rr_hdrs {
  */
 int sroce_rcresp_init(struct sroce_qp *qp)
 {
+	skb_queue_head_init(&qp->resp.backlog);
+	tasklet_setup(&qp->resp.task, sroce_rcresp_task);
 	qp->resp.res = kcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*qp->resp.res),
 			       GFP_KERNEL);
 	return qp->resp.res ? 0 : -ENOMEM;
 }
 
+/* After the last reference: the tasklet has let go of the QP. */
 void sroce_rcresp_cleanup(struct sroce_qp *qp)
 {
+	tasklet_kill(&qp->resp.task);	/* and returned */
+	skb_queue_purge(&qp->resp.backlog);
 	kfree(qp->resp.res);
+}
+
+/* Forget the READ being answered and the requests waiting behind it. */
+static void sroce_rcresp_abort(struct sroce_resp *rs)
+{
+	rs->rd.n = rs->rd.k;
+	__skb_queue_purge(&rs->backlog);
 }
 
 /**
@@ -86,6 +105,7 @@ void sroce_rcresp_start(struct sroce_qp *qp)
 	rs->recv_off = 0;
 	rs->res_next = 0;
 	memset(rs->res, 0, SROCE_MAX_RD_ATOMIC * sizeof(*rs->res));
+	sroce_rcresp_abort(rs);
 	spin_unlock(&qp->resp_lock);
 }
 
@@ -131,27 +151,30 @@ static void sroce_rcresp_nak(struct sroce_qp *qp, u32 psn,
 }
 
 /*
- * Answer an RDMA READ of @len bytes at @va with response packets from
- * @psn on. The caller checked the range; the MR is looked up again.
+ * Send up to @max responses of the READ being answered. The MR is looked
+ * up again for each burst: once it is deregistered, the rest is not sent
+ * (the requester's timer ends the READ).
  */
-static void sroce_rcresp_read(struct sroce_qp *qp, u32 psn, u64 va,
-			      u32 rkey, u32 len)
+static void sroce_rcresp_read_burst(struct sroce_qp *qp, u32 max)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	u32 n = sroce_rc_npkts(len, qp->mtu), k;
+	struct sroce_rd *rd = &qp->resp.rd;
 	struct sroce_mr *mr = NULL;
+	u32 end = min(rd->n, rd->k + max);
 
-	if (len) {
-		mr = sroce_mr_get(sdev, rkey);
-		if (!mr)
+	if (rd->len) {
+		mr = sroce_mr_get(sdev, rd->rkey);
+		if (!mr) {
+			rd->n = rd->k;
 			return;
+		}
 	}
-	for (k = 0; k < n; k++) {
-		u32 paylen = sroce_rc_payload(len, qp->mtu, k);
+	for (; rd->k < end; rd->k++) {
+		u32 paylen = sroce_rc_payload(rd->len, qp->mtu, rd->k);
 		struct sroce_bth bth = {
 			.pkey = IB_DEFAULT_PKEY_FULL,
 			.dqpn = qp->dest_qpn,
-			.psn = sroce_psn_add(psn, k),
+			.psn = sroce_psn_add(rd->psn, rd->k),
 			.pad = -paylen & 3,
 		};
 		struct sroce_aeth aeth = {
@@ -161,32 +184,59 @@ static void sroce_rcresp_read(struct sroce_qp *qp, u32 psn, u64 va,
 		struct sk_buff *skb;
 		u32 hdr;
 
-		if (n == 1)
+		if (rd->n == 1)
 			bth.opcode = SROCE_RC_READ_RESPONSE_ONLY;
-		else if (!k)
+		else if (!rd->k)
 			bth.opcode = SROCE_RC_READ_RESPONSE_FIRST;
-		else if (k == n - 1)
+		else if (rd->k == rd->n - 1)
 			bth.opcode = SROCE_RC_READ_RESPONSE_LAST;
 		else
 			bth.opcode = SROCE_RC_READ_RESPONSE_MIDDLE;
 		hdr = sroce_opcode_hdr_len(bth.opcode);
 		skb = sroce_skb_alloc(sdev, &qp->av, hdr + paylen + bth.pad,
 				      GFP_ATOMIC);
-		if (!skb)
-			break;	/* the requester asks again for the rest */
+		if (!skb) {
+			rd->n = rd->k;	/* the requester asks again */
+			break;
+		}
 		sroce_bth_encode(&bth, skb->data);
 		if (hdr > SROCE_BTH_BYTES)
 			sroce_aeth_encode(&aeth, skb->data + SROCE_BTH_BYTES);
 		if (paylen)
-			sroce_mr_copy(mr, va, skb->data + hdr, paylen,
+			sroce_mr_copy(mr, rd->va, skb->data + hdr, paylen,
 				      SROCE_FROM_MR);
 		memset(skb->data + hdr + paylen, 0, bth.pad);
-		va += paylen;
+		rd->va += paylen;
 		sroce_qp_xmit(qp, &qp->av, skb);
 	}
 	if (mr)
 		sroce_mr_put(mr);
-	qp->resp.unacked = 0;
+}
+
+/*
+ * Answer an RDMA READ of @len bytes at @va with response packets from
+ * @psn on. The caller checked the range. The first burst leaves now; the
+ * tasklet sends the rest.
+ */
+static void sroce_rcresp_read(struct sroce_qp *qp, u32 psn, u64 va,
+			      u32 rkey, u32 len)
+{
+	struct sroce_resp *rs = &qp->resp;
+
+	rs->rd = (struct sroce_rd){
+		.psn = psn,
+		.va = va,
+		.rkey = rkey,
+		.len = len,
+		.n = sroce_rc_npkts(len, qp->mtu),
+	};
+	sroce_rcresp_read_burst(qp, SROCE_READ_BURST);
+	rs->unacked = 0;
+	if (rs->rd.k < rs->rd.n && !rs->busy) {
+		rs->busy = true;
+		kref_get(&qp->ref);
+		tasklet_schedule(&rs->task);
+	}
 }
 
 /* Is [@va, @va + @len) of the MR named @rkey open to this access? */
@@ -549,46 +599,73 @@ static bool sroce_rcresp_psn(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	}
 }
 
-/**
- * sroce_rcresp_rcv() - a request for an RC or UC QP arrived
- * @sdev: the device
- * @qp: the QP, referenced by the caller, of the opcode's transport
- * @skb: data at the UDP header, checked by sroce_rcv(); not consumed
- * @pkt: what sroce_pkt_parse() found
+/*
+ * A READ request again while its responses are still being sent (the
+ * requester timed out, or lost one): send them again from the PSN it
+ * asks for, as a new READ from there would. Returns false for anything
+ * else, which waits in line.
  */
-void sroce_rcresp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
-		      struct sk_buff *skb, const struct sroce_pkt *pkt)
+static bool sroce_rcresp_rewind(struct sroce_qp *qp, struct sk_buff *skb,
+				const struct sroce_pkt *pkt)
+{
+	struct sroce_rd *rd = &qp->resp.rd;
+	struct sroce_rr_hdrs h;
+	u32 k;
+
+	if (pkt->bth.opcode != SROCE_RC_READ_REQUEST || rd->k == rd->n ||
+	    !sroce_psn_in_window(pkt->bth.psn, rd->psn, rd->n))
+		return false;
+	sroce_rcresp_hdrs(skb, pkt, &h);
+	k = sroce_psn_sub(pkt->bth.psn, rd->psn);
+	if (h.reth.rkey != rd->rkey ||
+	    h.reth.len != rd->len - min_t(u64, rd->len, (u64)k * qp->mtu) ||
+	    (h.reth.len && !sroce_rcresp_range_ok(qp, h.reth.rkey, h.reth.va,
+						  h.reth.len,
+						  IB_ACCESS_REMOTE_READ)))
+		return false;
+	rd->k = k;
+	rd->va = h.reth.va;
+	return true;
+}
+
+static bool sroce_rcresp_state_ok(struct sroce_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	       state == IB_QPS_SQD || state == IB_QPS_SQE;
+}
+
+/*
+ * Take one request; resp_lock held. Returns true when the QP must go to
+ * the error state, with the asynchronous event in @event.
+ */
+static bool sroce_rcresp_take(struct sroce_dev *sdev, struct sroce_qp *qp,
+			      struct sk_buff *skb, const struct sroce_pkt *pkt,
+			      int *event)
 {
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
-	enum ib_qp_state state = READ_ONCE(qp->state);
 	struct sroce_resp *rs = &qp->resp;
 	enum sroce_rc_req_verdict v;
 	struct sroce_rr_hdrs h;
 	enum sroce_rr rr;
 	u64 orig = 0;
 
-	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
-	    state != IB_QPS_SQD && state != IB_QPS_SQE) {
-		sroce_count(&sdev->counters, SROCE_CNT_RX_QP_STATE);
-		return;
-	}
 	sroce_rcresp_hdrs(skb, pkt, &h);
-
-	spin_lock(&qp->resp_lock);
 	if (!sroce_rcresp_psn(qp, pkt, &h))
-		goto out;
+		return false;
 	v = sroce_rc_resp_check(&rs->msg, pkt, h.reth.len, qp->mtu,
 				rc ? SROCE_QPT_RC : SROCE_QPT_UC);
 	if (v == SROCE_RC_REQ_DROP) {
 		sroce_count(&sdev->counters, SROCE_CNT_RX_UNHANDLED);
-		goto out;
+		return false;
 	}
 	rr = v == SROCE_RC_REQ_OK ?
 	     sroce_rcresp_exec(qp, skb, pkt, &h, &orig) : SROCE_RR_INVALID;
 	switch (rr) {
 	case SROCE_RR_OK:
 		sroce_rcresp_accepted(qp, pkt, &h, orig);
-		goto out;
+		return false;
 	case SROCE_RR_RNR:
 		sroce_count(&sdev->counters, SROCE_CNT_RX_NO_WQE);
 		if (rc) {
@@ -602,7 +679,7 @@ void sroce_rcresp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 			rs->msg.opcode = SROCE_OPCODE_NONE;
 			rs->msg.resid = 0;
 		}
-		goto out;
+		return false;
 	default:
 		break;
 	}
@@ -612,20 +689,109 @@ void sroce_rcresp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 		rs->msg.resid = 0;
 		if (rr != SROCE_RR_OP && !(rr == SROCE_RR_INVALID &&
 					   (pkt->flags & SROCE_OPF_SEND)))
-			goto out;
+			return false;
 	} else {
 		sroce_rcresp_nak(qp, rs->epsn,
 				 rr == SROCE_RR_INVALID ? SROCE_NAK_INVALID_REQ :
 				 rr == SROCE_RR_ACCESS ?
 				 SROCE_NAK_REM_ACCESS_ERR : SROCE_NAK_REM_OP_ERR);
 	}
+	*event = rr == SROCE_RR_INVALID ? IB_EVENT_QP_REQ_ERR :
+		 rr == SROCE_RR_ACCESS ? IB_EVENT_QP_ACCESS_ERR :
+		 SROCE_EVENT_NONE;
+	return true;
+}
+
+/**
+ * sroce_rcresp_rcv() - a request for an RC or UC QP arrived
+ * @sdev: the device
+ * @qp: the QP, referenced by the caller, of the opcode's transport
+ * @skb: data at the UDP header, checked by sroce_rcv(); not consumed
+ * @pkt: what sroce_pkt_parse() found
+ */
+void sroce_rcresp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
+		      struct sk_buff *skb, const struct sroce_pkt *pkt)
+{
+	struct sroce_resp *rs = &qp->resp;
+	int event;
+	bool err;
+
+	if (!sroce_rcresp_state_ok(qp)) {
+		sroce_count(&sdev->counters, SROCE_CNT_RX_QP_STATE);
+		return;
+	}
+	spin_lock(&qp->resp_lock);
+	if (rs->busy && sroce_rcresp_rewind(qp, skb, pkt)) {
+		sroce_count(&sdev->counters, SROCE_CNT_RC_DUP_REQ);
+	} else if (rs->busy) {
+		/* Behind a READ being answered: wait in line. */
+		if (skb_queue_len(&rs->backlog) < SROCE_RESP_BACKLOG)
+			__skb_queue_tail(&rs->backlog, skb_get(skb));
+		else
+			sroce_count(&sdev->counters, SROCE_CNT_RX_BACKLOG);
+		spin_unlock(&qp->resp_lock);
+		return;
+	}
+	err = sroce_rcresp_take(sdev, qp, skb, pkt, &event);
 	spin_unlock(&qp->resp_lock);
-	sroce_qp_error_event(qp, rr == SROCE_RR_INVALID ? IB_EVENT_QP_REQ_ERR :
-			     rr == SROCE_RR_ACCESS ? IB_EVENT_QP_ACCESS_ERR :
-			     SROCE_EVENT_NONE);
-	return;
-out:
+	if (err)
+		sroce_qp_error_event(qp, event);
+}
+
+/* A request that waited in the backlog; resp_lock held, maybe dropped. */
+static void sroce_rcresp_take_late(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	unsigned int udp = sizeof(struct udphdr);
+	struct sroce_pkt pkt;
+	int event;
+
+	/* It was parsed on arrival; parse it again (same verdict). */
+	if (sroce_pkt_parse(skb->data + udp, skb->len - udp, &pkt) !=
+	    SROCE_PKT_OK)
+		return;
+	if (!sroce_rcresp_state_ok(qp)) {
+		sroce_count(&sdev->counters, SROCE_CNT_RX_QP_STATE);
+		return;
+	}
+	if (sroce_rcresp_take(sdev, qp, skb, &pkt, &event)) {
+		spin_unlock(&qp->resp_lock);
+		sroce_qp_error_event(qp, event);
+		spin_lock(&qp->resp_lock);
+	}
+}
+
+/*
+ * The tasklet of a busy responder: the next burst of the READ being
+ * answered, or else the next request that waited; then again, after the
+ * softirqs before it (the receiver on this CPU takes each burst before
+ * the next). It holds a QP reference until it is idle; destroy makes it
+ * stop at once.
+ */
+void sroce_rcresp_task(struct tasklet_struct *t)
+{
+	struct sroce_qp *qp = from_tasklet(qp, t, resp.task);
+	struct sroce_resp *rs = &qp->resp;
+	struct sk_buff *skb;
+
+	spin_lock(&qp->resp_lock);
+	if (READ_ONCE(qp->dying))
+		sroce_rcresp_abort(rs);
+	if (rs->rd.k < rs->rd.n) {
+		sroce_rcresp_read_burst(qp, SROCE_READ_BURST);
+	} else {
+		skb = __skb_dequeue(&rs->backlog);
+		if (!skb) {
+			rs->busy = false;
+			spin_unlock(&qp->resp_lock);
+			sroce_qp_put(qp);
+			return;
+		}
+		sroce_rcresp_take_late(qp, skb);
+		consume_skb(skb);
+	}
 	spin_unlock(&qp->resp_lock);
+	tasklet_schedule(t);	/* with the reference */
 }
 
 /**
@@ -645,6 +811,7 @@ void sroce_rcresp_flush(struct sroce_qp *qp)
 		.qp_num = qp->ibqp.qp_num,
 	};
 
+	sroce_rcresp_abort(rs);
 	if (!rs->have_wqe)
 		return;
 	rs->have_wqe = false;

@@ -5,6 +5,8 @@
 #ifndef SROCE_RCRESP_H
 #define SROCE_RCRESP_H
 
+#include <linux/skbuff.h>
+#include <linux/interrupt.h>
 #include <rdma/sroce-abi.h>
 
 #include "core/rc.h"
@@ -12,7 +14,6 @@
 
 #define SROCE_MAX_RD_ATOMIC	128	/* as rxe: perftest asks for the peer's */
 
-struct sk_buff;
 struct sroce_dev;
 struct sroce_pkt;
 struct sroce_qp;
@@ -34,6 +35,16 @@ struct sroce_res {
 	u64 orig;			/* atomic: the value it returned */
 };
 
+/* An RDMA READ being answered: its responses from packet @k on. */
+struct sroce_rd {
+	u32 psn;			/* of the first response */
+	u64 va;
+	u32 rkey;
+	u32 len;
+	u32 k;				/* next response to send */
+	u32 n;				/* responses in all; k == n: none */
+};
+
 /* Receive state of an RC or UC QP, under qp->resp_lock. */
 struct sroce_resp {
 	u32 epsn;
@@ -49,6 +60,16 @@ struct sroce_resp {
 	u32 res_next;
 	struct sroce_res *res;		/* SROCE_MAX_RD_ATOMIC of them */
 	struct sroce_rwqe wqe;
+	/*
+	 * A READ longer than one burst is answered by @task, a burst at a
+	 * time, so that the receiving host can take them in between. While
+	 * the tasklet owns the responder (@busy), later requests wait in
+	 * @backlog, in order, and the tasklet takes them after the READ.
+	 */
+	struct sroce_rd rd;
+	bool busy;
+	struct sk_buff_head backlog;
+	struct tasklet_struct task;	/* holds a QP reference while busy */
 };
 
 int sroce_rcresp_init(struct sroce_qp *qp);
@@ -57,5 +78,6 @@ void sroce_rcresp_start(struct sroce_qp *qp);
 void sroce_rcresp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 		      struct sk_buff *skb, const struct sroce_pkt *pkt);
 void sroce_rcresp_flush(struct sroce_qp *qp);
+void sroce_rcresp_task(struct tasklet_struct *t);
 
 #endif /* SROCE_RCRESP_H */
