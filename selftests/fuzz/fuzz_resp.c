@@ -13,7 +13,8 @@
  * expected one), payload length and RETH length (each picked near the
  * interesting edges or raw), AckReq and the execution's outcome.
  *
- * Checked, besides ASan/UBSan: every PSN stays in 24 bits; the PSN
+ * Checked, besides ASan/UBSan: sroce_rc_resp_check()'s verdict against a
+ * model of the rules in its comment; every PSN stays in 24 bits; the PSN
  * verdict agrees with PSN order and at most one NAK goes out per gap;
  * duplicates and out-of-order requests change no state but the NAK flag;
  * an accepted packet follows its message's opcodes (same transport and
@@ -133,6 +134,52 @@ static bool resp_psn(struct resp *s, const struct sroce_pkt *p)
 	}
 	FZ_ASSERT(0, "verdict %d", v);
 	return false;
+}
+
+/*
+ * The verdict sroce_rc_resp_check() should give, from the rules in its
+ * comment, against the model's message in progress.
+ */
+static enum sroce_rc_req_verdict ref_check(const struct resp *s,
+					   const struct sroce_pkt *p,
+					   u32 reth_len, u32 pmtu)
+{
+	enum sroce_rc_req_verdict bad = s->uc ? SROCE_RC_REQ_DROP :
+					SROCE_RC_REQ_NAK_INVALID;
+	u32 f = p->flags, pos = f & SROCE_OPF_POS_MASK;
+	u32 same = SROCE_OPF_KIND_MASK | SROCE_OPF_REQ;
+	u32 due = s->wlen - s->written;
+	u8 op = p->bth.opcode;
+
+	if (!(f & SROCE_OPF_REQ) ||
+	    (op & 0xe0) != (s->uc ? SROCE_OPCODE_UC : SROCE_OPCODE_RC))
+		return SROCE_RC_REQ_DROP;
+	if (pos & SROCE_OPF_FIRST) {
+		if (s->first_op != SROCE_OPCODE_NONE)
+			return bad;
+	} else if (s->first_op == SROCE_OPCODE_NONE ||
+		   (sroce_opcode_flags(s->first_op) & same) != (f & same)) {
+		return bad;
+	}
+	if (pos == SROCE_OPF_FIRST || pos == SROCE_OPF_MIDDLE) {
+		if (p->paylen != pmtu)
+			return bad;
+	} else if (p->paylen > pmtu || (pos == SROCE_OPF_LAST && !p->paylen)) {
+		return bad;
+	}
+	if ((f & SROCE_OPF_RETH) && reth_len > SROCE_RC_MAX_MSG)
+		return bad;
+	if (f & SROCE_OPF_WRITE) {
+		if (pos == SROCE_OPF_FIRST && reth_len <= pmtu)
+			return bad;
+		if (pos == SROCE_OPF_ONLY && reth_len != p->paylen)
+			return bad;
+		if (pos == SROCE_OPF_MIDDLE && due <= pmtu)
+			return bad;
+		if (pos == SROCE_OPF_LAST && due != p->paylen)
+			return bad;
+	}
+	return SROCE_RC_REQ_OK;
 }
 
 /* What an accepted packet must look like, and the model's bookkeeping */
@@ -280,21 +327,26 @@ static void resp_one(struct resp *s, struct fz *f)
 
 	if (!(p.flags & SROCE_OPF_REQ) ||
 	    (op & 0xe0) != (s->uc ? SROCE_OPCODE_UC : SROCE_OPCODE_RC)) {
-		/* recv.c sends it elsewhere; the check must refuse it. */
+		/* recv.c sends it elsewhere; the check must drop it. */
 		FZ_ASSERT(sroce_rc_resp_check(&s->msg, &p, reth_len, s->pmtu,
 					      s->uc ? SROCE_QPT_UC :
 					      SROCE_QPT_RC) ==
 			  SROCE_RC_REQ_DROP, "opcode %#x on %s not dropped", op,
 			  s->uc ? "UC" : "RC");
+		FZ_ASSERT(sroce_rc_resp_check(&s->msg, &p, reth_len, s->pmtu,
+					      (enum sroce_qp_type)(ctl % 7 + 2)) ==
+			  SROCE_RC_REQ_DROP, "opcode %#x, QP type %u", op,
+			  ctl % 7 + 2);
 		return;
 	}
 	if (!resp_psn(s, &p))
 		return;
 	v = sroce_rc_resp_check(&s->msg, &p, reth_len, s->pmtu,
 				s->uc ? SROCE_QPT_UC : SROCE_QPT_RC);
-	FZ_ASSERT(v == SROCE_RC_REQ_OK || v == (s->uc ? SROCE_RC_REQ_DROP :
-						SROCE_RC_REQ_NAK_INVALID),
-		  "verdict %d for opcode %#x on %s", v, op, s->uc ? "UC" : "RC");
+	FZ_ASSERT(v == ref_check(s, &p, reth_len, pmtu),
+		  "verdict %d, the rules say %d: opcode %#x on %s, %u bytes, RETH %u, pmtu %u, open %#x, due %u",
+		  v, ref_check(s, &p, reth_len, pmtu), op, s->uc ? "UC" : "RC",
+		  p.paylen, reth_len, pmtu, s->first_op, s->wlen - s->written);
 	if (v != SROCE_RC_REQ_OK) {
 		if (s->uc)
 			msg_reset(s);
