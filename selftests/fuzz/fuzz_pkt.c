@@ -20,7 +20,8 @@
  * inside the headers, in order and without overlap, and decode/encode
  * round trips byte for byte; the slice-by-8 ICRC, linear and scattered,
  * against a bitwise CRC-32 of the masked pseudo-header built here; and a
- * fixed-up ICRC verifies.
+ * fixed-up ICRC verifies. The opcode table's accessors (header offsets,
+ * sequence rules, QP types), fed any bytes, answer consistently with it.
  */
 #include <string.h>
 
@@ -340,6 +341,60 @@ static void check_headers(const u8 *t, const struct sroce_pkt *p)
 		  "opcode %#x: an offset for a non-header flag", op);
 }
 
+/*
+ * The opcode table's accessors on any bytes: the engines call them with
+ * opcodes from the wire and with the last opcode of a message in progress.
+ */
+static void check_opcode_api(u8 op, u8 prev, u32 hdr, u8 qpt)
+{
+	u32 f = sroce_opcode_flags(op), pf = sroce_opcode_flags(prev);
+	int off = sroce_opcode_hdr_offset(op, hdr);
+	struct ref_op r = ref_table(op);
+	size_t i;
+
+	FZ_ASSERT(sroce_opcode_valid(op) == r.valid && !!f == r.valid &&
+		  (sroce_opcode_info(op) != NULL) == r.valid &&
+		  sroce_opcode_hdr_len(op) == (r.valid ? ref_hdr_len(r) : 0),
+		  "opcode %#x: valid %d flags %#x", op,
+		  sroce_opcode_valid(op), f);
+	FZ_ASSERT(sroce_opcode_name(op) && sroce_opcode_name(op)[0],
+		  "opcode %#x has no name", op);
+	if (off >= 0) {
+		for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+			if (ext[i].flag == hdr)
+				break;
+		FZ_ASSERT(i < sizeof(ext) / sizeof(ext[0]) && (f & hdr) &&
+			  off >= SROCE_BTH_BYTES &&
+			  off + ext[i].bytes <= sroce_opcode_hdr_len(op),
+			  "opcode %#x: header %#x at %d", op, hdr, off);
+	}
+	if (sroce_opcode_seq_ok(prev, op)) {
+		FZ_ASSERT(r.valid && !(f & SROCE_OPF_CNP),
+			  "%#x may follow %#x", op, prev);
+		if (sroce_opcode_in_progress(prev))
+			FZ_ASSERT((prev & 0xe0) == (op & 0xe0) &&
+				  !(f & SROCE_OPF_FIRST) &&
+				  (pf & (SROCE_OPF_KIND_MASK | SROCE_OPF_REQ |
+					 SROCE_OPF_RESP)) ==
+				  (f & (SROCE_OPF_KIND_MASK | SROCE_OPF_REQ |
+					SROCE_OPF_RESP)),
+				  "%#x may follow %#x", op, prev);
+		else
+			FZ_ASSERT(f & SROCE_OPF_FIRST, "%#x may follow %#x",
+				  op, prev);
+	}
+	FZ_ASSERT(sroce_opcode_in_progress(op) ==
+		  (r.valid && ((f & SROCE_OPF_POS_MASK) == SROCE_OPF_FIRST ||
+			       (f & SROCE_OPF_POS_MASK) == SROCE_OPF_MIDDLE)),
+		  "opcode %#x in progress", op);
+	if (sroce_opcode_valid_for_qpt(op, (enum sroce_qp_type)qpt))
+		FZ_ASSERT(r.valid && qpt <= SROCE_QPT_UD &&
+			  (op == SROCE_CNP ||
+			   (op & 0xe0) == (qpt == SROCE_QPT_RC ? 0x00 :
+					   qpt == SROCE_QPT_UC ? 0x20 : 0x60)),
+			  "opcode %#x valid for QP type %u", op, qpt);
+}
+
 /* The ICRC three ways; returns the value (valid when len >= 16). */
 static u32 check_icrc(const u8 *l3, size_t hdr, size_t tlen, bool ipv6,
 		      size_t seg)
@@ -388,6 +443,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			       sroce_icrc_linear(l3, hdr + tlen -
 						 SROCE_ICRC_BYTES, ipv6));
 
+	check_opcode_api(tlen ? l3[hdr] : mode, l3[0], sroce_get_be32(l3 + 4),
+			 l3[1] & 3);
 	t = exact(l3 + hdr, tlen);
 	memset(&pkt, 0xa5, sizeof(pkt));
 	err = sroce_pkt_parse(t, tlen, &pkt);
