@@ -22,7 +22,8 @@
  * or an atomic never moves una by an ACK or NAK; RNR waits what the timer
  * code says; errors carry an error status; credits decode; the window
  * stays in 8..128 and the retry counters within their attributes;
- * a walk ends within the WQEs posted.
+ * a walk ends within the WQEs posted. A good responder's answer to the
+ * oldest WQE (its ACK, READ responses or atomic ACK) completes it.
  */
 #include <string.h>
 
@@ -210,6 +211,16 @@ static void check_step(struct req *q, struct wqe *e,
 		FZ_ASSERT(type == SROCE_AETH_ACK ||
 			  (p->flags & SROCE_OPF_POS_MASK) == SROCE_OPF_MIDDLE,
 			  "READ data with syndrome %#x", syn);
+		/* A stream opens with FIRST or ONLY; LAST or ONLY ends it. */
+		FZ_ASSERT((q->una != e->w.first_psn ||
+			   (p->flags & SROCE_OPF_FIRST)) &&
+			  !!(p->flags & SROCE_OPF_LAST) == (q->una == e->last) &&
+			  p->paylen == sroce_rc_payload(e->w.len, q->pmtu,
+							sroce_psn_sub(q->una,
+								      e->w.first_psn)),
+			  "READ response %#x (%u bytes) at %u of [%#x, %#x]",
+			  p->bth.opcode, p->paylen, q->una, e->w.first_psn,
+			  e->last);
 		break;
 	case SROCE_RC_COMP_ATOMIC:
 		FZ_ASSERT((e->w.op == SROCE_RC_OP_CMP_SWAP ||
@@ -375,6 +386,59 @@ static void response(struct req *q, struct fz *f)
 	walk(q, &p, syn);
 }
 
+/*
+ * A good responder's answer to the oldest WQE, once it is all sent: an ACK
+ * of its last PSN, its READ responses from una on (as a new READ or as a
+ * replay of the original, when una is inside it), or its atomic ACK. It
+ * must complete the WQE, with nothing else.
+ */
+static void good_answer(struct req *q, u8 how)
+{
+	struct wqe *e = &q->q[q->head];
+	unsigned int head = q->head;
+	struct sroce_pkt p;
+	u32 n = e->npsn, k;
+
+	if (!sroce_psn_before(e->last, q->nxt))
+		return;
+	memset(&p, 0, sizeof(p));
+	if (!sroce_rc_op_rdatm(e->w.op) || e->w.op != SROCE_RC_OP_READ) {
+		p.bth.opcode = sroce_rc_op_rdatm(e->w.op) ?
+			       SROCE_RC_ATOMIC_ACKNOWLEDGE :
+			       SROCE_RC_ACKNOWLEDGE;
+		p.bth.psn = e->last;
+		p.flags = sroce_opcode_flags(p.bth.opcode);
+		p.hdr_len = sroce_opcode_hdr_len(p.bth.opcode);
+		walk(q, &p, sroce_rc_ack_syn(how & 1 ? 7 :
+					     SROCE_RC_CREDITS_UNLIMITED));
+	} else {
+		u32 k0 = sroce_psn_sub(q->una, e->w.first_psn);
+
+		for (k = k0; k < n && !q->dead; k++) {
+			/* how & 1: answered as a new READ for the rest */
+			bool first = k == 0 || (k == k0 && (how & 1));
+			bool last = k == n - 1;
+
+			p.bth.opcode = first ? (last ?
+				SROCE_RC_READ_RESPONSE_ONLY :
+				SROCE_RC_READ_RESPONSE_FIRST) :
+				(last ? SROCE_RC_READ_RESPONSE_LAST :
+				 SROCE_RC_READ_RESPONSE_MIDDLE);
+			p.bth.psn = sroce_psn_add(e->w.first_psn, k);
+			p.flags = sroce_opcode_flags(p.bth.opcode);
+			p.hdr_len = sroce_opcode_hdr_len(p.bth.opcode);
+			p.paylen = sroce_rc_payload(e->w.len, q->pmtu, k);
+			p.bth.pad = -p.paylen & 3;
+			walk(q, &p, SROCE_AETH_CREDIT_INVALID);
+			if (k - k0 > 16)
+				return;		/* a long READ: enough */
+		}
+	}
+	FZ_ASSERT(!q->dead && q->head == head + 1,
+		  "op %d of %u bytes at [%#x, %#x] not completed by a good answer (head %u -> %u)",
+		  e->w.op, e->w.len, e->w.first_psn, e->last, head, q->head);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz f = { data, size };
@@ -397,6 +461,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (ev & 3) {
 		case 0:
 			send_some(&q, (ev >> 2) + 1);
+			break;
+		case 2:
+			if (ev & 4) {
+				good_answer(&q, ev >> 3);
+				break;
+			}
+			response(&q, &f);
 			break;
 		case 3:
 			/* sroce_comp_timer(): nothing came back in time */
