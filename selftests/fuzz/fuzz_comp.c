@@ -21,7 +21,9 @@
  * lands in order, inside the WQE's buffer, and fills it exactly; a READ
  * or an atomic never moves una by an ACK or NAK; RNR waits what the timer
  * code says; errors carry an error status; credits decode; the window
- * stays in 8..128 and the retry counters within their attributes;
+ * stays in 8..128 and the retry counters within their attributes; a QP
+ * fails after exactly retry_cnt resends (rnr_retry RNR NAKs, none for 7)
+ * without progress, and a NAK during a resend starts no other;
  * a walk ends within the WQEs posted. A good responder's answer to the
  * oldest WQE (its ACK, READ responses or atomic ACK) completes it.
  */
@@ -52,6 +54,9 @@ struct req {
 	u32 cur_pkt;		/* its next packet */
 	u32 una, nxt, window;
 	struct sroce_rc_retry r;
+	u8 retry_cnt, rnr_retry;	/* the attributes, as given */
+	unsigned int retries, rnrs;	/* resends since the last progress */
+	bool resending;
 	bool dead;
 };
 
@@ -155,6 +160,71 @@ static void retire(struct req *q, const struct wqe *e)
 		q->cur = q->head;
 		q->cur_pkt = 0;
 	}
+}
+
+/*
+ * The retry budget: retry_cnt resends (timeouts and sequence NAKs, one per
+ * resend) without progress, the next fails; as many RNR NAKs for
+ * rnr_retry, or any number for 7; NAKs during a resend are ignored.
+ */
+static void retry_progress(struct req *q)
+{
+	sroce_rc_retry_progress(&q->r);
+	q->retries = 0;
+	q->rnrs = 0;
+	q->resending = false;
+}
+
+static bool retry_act(struct req *q, enum sroce_rc_retry_act a,
+		      const char *what)
+{
+	u8 cnt = q->retry_cnt > 7 ? 7 : q->retry_cnt;
+
+	FZ_ASSERT(a == SROCE_RC_RETRY_GO || a == SROCE_RC_RETRY_IGNORE ||
+		  a == SROCE_RC_RETRY_EXCEEDED, "%s: %d", what, a);
+	if (a == SROCE_RC_RETRY_IGNORE)
+		return true;
+	if (a == SROCE_RC_RETRY_EXCEEDED) {
+		FZ_ASSERT(q->retries == cnt, "%s: failed after %u of %u retries",
+			  what, q->retries, cnt);
+		return false;
+	}
+	FZ_ASSERT(++q->retries <= cnt, "%s: retry %u of %u", what, q->retries,
+		  cnt);
+	q->resending = true;
+	return true;
+}
+
+static bool retry_timeout(struct req *q)
+{
+	return retry_act(q, sroce_rc_retry_timeout(&q->r), "timeout");
+}
+
+static bool retry_nak(struct req *q)
+{
+	bool was = q->resending;
+	enum sroce_rc_retry_act a = sroce_rc_retry_nak(&q->r);
+
+	FZ_ASSERT((a == SROCE_RC_RETRY_IGNORE) == was,
+		  "NAK during a resend: %d, resending %d", a, was);
+	return retry_act(q, a, "NAK");
+}
+
+static bool retry_rnr(struct req *q)
+{
+	u8 cnt = q->rnr_retry > 7 ? 7 : q->rnr_retry;
+	enum sroce_rc_retry_act a = sroce_rc_retry_rnr(&q->r);
+
+	if (a == SROCE_RC_RETRY_EXCEEDED) {
+		FZ_ASSERT(cnt != SROCE_RC_RNR_INFINITE && q->rnrs == cnt,
+			  "RNR: failed after %u of %u", q->rnrs, cnt);
+		return false;
+	}
+	FZ_ASSERT(a == SROCE_RC_RETRY_GO &&
+		  (cnt == SROCE_RC_RNR_INFINITE || ++q->rnrs <= cnt),
+		  "RNR: %d, %u of %u", a, q->rnrs, cnt);
+	q->resending = true;
+	return true;
 }
 
 /* One step's decision, against the rules in rc.h */
@@ -276,7 +346,7 @@ static void walk(struct req *q, const struct sroce_pkt *p, u8 syn)
 							sroce_psn_sub(o.una,
 								      q->una));
 			q->una = o.una;
-			sroce_rc_retry_progress(&q->r);
+			retry_progress(q);
 		}
 		switch (act) {
 		case SROCE_RC_COMP_DONE:
@@ -289,21 +359,18 @@ static void walk(struct req *q, const struct sroce_pkt *p, u8 syn)
 			if (act == SROCE_RC_COMP_ATOMIC || o.complete)
 				retire(q, e);
 			return;
-		case SROCE_RC_COMP_RETRY:
-			switch (sroce_rc_retry_nak(&q->r)) {
-			case SROCE_RC_RETRY_GO:
+		case SROCE_RC_COMP_RETRY: {
+			bool was = q->resending;
+
+			if (!retry_nak(q))
+				q->dead = true;
+			else if (!was)		/* a new resend: GO */
 				q->window = sroce_rc_window_loss(q->window,
 								 false);
-				break;
-			case SROCE_RC_RETRY_IGNORE:
-				break;
-			default:
-				q->dead = true;
-			}
 			return;
+		}
 		case SROCE_RC_COMP_RNR:
-			if (sroce_rc_retry_rnr(&q->r) ==
-			    SROCE_RC_RETRY_EXCEEDED)
+			if (!retry_rnr(q))
 				q->dead = true;
 			return;
 		default:
@@ -451,7 +518,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	q.mtu = q.pmtu < SROCE_RC_MIN_PMTU ? SROCE_RC_MIN_PMTU : q.pmtu;
 	q.una = q.nxt = fz_u24(&f);
 	q.window = SROCE_RC_WINDOW_MAX;
-	sroce_rc_retry_init(&q.r, fz_u8(&f) & 15, fz_u8(&f) & 15);
+	q.retry_cnt = fz_u8(&f) & 15;
+	q.rnr_retry = fz_u8(&f) & 15;
+	sroce_rc_retry_init(&q.r, q.retry_cnt, q.rnr_retry);
 	post(&q, &f);
 
 	for (n = 0; f.n && !q.dead && q.head < q.nq && n < 4096; n++) {
@@ -474,8 +543,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (q.una == q.nxt)
 				break;
 			q.window = sroce_rc_window_loss(q.window, true);
-			if (sroce_rc_retry_timeout(&q.r) ==
-			    SROCE_RC_RETRY_EXCEEDED)
+			if (!retry_timeout(&q))
 				q.dead = true;
 			break;
 		default:
