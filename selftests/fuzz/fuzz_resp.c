@@ -21,8 +21,9 @@
  * kind, FIRST ... MIDDLE ... LAST), has the payload its position allows,
  * and a WRITE message writes exactly its RETH length, never a byte past it
  * (the remaining count never wraps); a READ takes 1..2^23 PSNs, as many
- * as its responses; the MSN moves by one per completed message; UC sends
- * no ACK, a READ no plain ACK. A message built by sroce's own requester
+ * as its responses; an atomic needs one aligned 8-byte word; the MSN
+ * moves by one per completed message; UC sends no ACK, a READ no plain
+ * ACK. A message built by sroce's own requester
  * (sroce_rc_opcode(), sroce_rc_payload()) is accepted packet by packet;
  * an ACK never advertises more credits than the responder has.
  */
@@ -258,9 +259,18 @@ static void resp_accepted(struct resp *s, const struct sroce_pkt *p,
 	} else {
 		FZ_ASSERT(npsn == 1, "opcode %#x takes %u PSNs", op, npsn);
 	}
-	if (f & SROCE_OPF_ATOMIC)
+	if (f & SROCE_OPF_ATOMIC) {
+		/* rcresp.c: one aligned 8-byte word, or NAK invalid request */
+		u64 va = (u64)reth_len << 32 | s->epsn << 3 | (p->bth.psn & 7);
+
 		FZ_ASSERT(sroce_rc_access(op) == SROCE_ACCESS_REMOTE_ATOMIC,
 			  "atomic access");
+		FZ_ASSERT(sroce_rc_atomic_ok(va, SROCE_RC_ATOMIC_BYTES) ==
+			  !(va & 7) && (sroce_rc_atomic_ok(va, reth_len) ==
+					(!(va & 7) && reth_len == 8)),
+			  "atomic at %#llx, %u bytes", (unsigned long long)va,
+			  reth_len);
+	}
 	s->epsn = sroce_psn_add(s->epsn, npsn);
 	s->naks = 0;
 
