@@ -10,7 +10,8 @@
  *
  * Input: path MTU (0..4096), first PSN, retry_cnt, rnr_retry, the number
  * of WQEs (1..32) and each one's operation and length (edges or raw, at
- * most 2^31, and at most 2^23 PSNs in all); then events, 2..8 bytes each.
+ * most 2^31, and at most 2^23 PSNs in all); then events, 1..8 bytes each:
+ * send packets, a response, a good answer to the oldest WQE, a timeout.
  *
  * Checked, besides ASan/UBSan: una never moves back and never passes nxt,
  * nxt - una <= 2^23; comp_psn's verdict agrees with PSN order; each step
@@ -22,7 +23,7 @@
  * or an atomic never moves una by an ACK or NAK; RNR waits what the timer
  * code says; errors carry an error status; credits decode; the window
  * stays in 8..128 and the retry counters within their attributes; a QP
- * fails after exactly retry_cnt resends (rnr_retry RNR NAKs, none for 7)
+ * fails after exactly retry_cnt resends (rnr_retry RNR NAKs, never for 7)
  * without progress, and a NAK during a resend starts no other;
  * a walk ends within the WQEs posted. A good responder's answer to the
  * oldest WQE (its ACK, READ responses or atomic ACK) completes it.
