@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # sroce: soft RoCEv2 NIC. `make` builds the module and the provider,
-# `make check` runs every test, `make demo` shows it working in a VM.
+# `make check` runs every test, `make demo` shows it working in a VM,
+# `make fuzz` fuzzes the protocol core (FUZZ_TIME seconds per target).
 #
 # KDIR     kernel build tree (default: /lib/modules/`uname -r`/build when it
 #          exists, else Debian bookworm's own kernel headers, fetched once
@@ -15,7 +16,7 @@ export SROCE_CACHE KERNEL DESTDIR C W
 top := $(CURDIR)
 
 .PHONY: all module provider install install-module install-provider \
-	unit check demo bench style clean help
+	unit fuzz check demo bench style clean help
 
 all: module provider
 
@@ -38,6 +39,13 @@ install-provider:
 unit:
 	@$(MAKE) -s -C selftests/unit run
 
+# libFuzzer on kernel/core/, one target after the other; `check` runs the
+# same for 15 s each. New crashes land in build/fuzz/crashes/<target>/.
+FUZZ_TIME ?= 600
+FUZZ_TARGETS ?=
+fuzz:
+	@$(top)/selftests/fuzz/run --time $(FUZZ_TIME) $(FUZZ_TARGETS)
+
 check:
 	@$(top)/selftests/check
 
@@ -56,4 +64,4 @@ clean:
 	@$(MAKE) -s -C selftests/unit clean
 
 help:
-	@sed -n 's/^# \{0,1\}//p' Makefile | sed -n '1,12p'
+	@sed -n 's/^# \{0,1\}//p' Makefile | sed -n '1,13p'
