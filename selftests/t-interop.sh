@@ -48,7 +48,8 @@
 # one bit flipped, an empty capture and hand-made packets with a bad ICRC
 # (and accepts ones whose masked fields changed); tshark's filters flag
 # hand-made truncated packets, and count every packet as undecoded with
-# its InfiniBand dissector off. SROCE_PCAP_DIR=DIR keeps the captures.
+# its InfiniBand dissector off. SROCE_PCAP_DIR=DIR keeps the captures and
+# each run's output.
 here=$(dirname "$(readlink -f "$0")")
 . "$here/ktap.sh"
 . "$here/lib.sh"
@@ -80,21 +81,39 @@ for h in rpcrdma_infiniband smcr_infiniband smb_direct_infiniband \
 done
 tsh() { tshark "${tshark_opts[@]}" "$@" 2>&1 | grep -v '^Running as user'; }
 
-# cap_start NAME: capture RoCEv2 on vrxe into $dir/NAME.pcap
+# cap_start NAME: capture RoCEv2 on vrxe into $dir/NAME.pcap, each packet
+# written as soon as tcpdump has it (-U)
 cap_start() {
-	tcpdump -i vrxe -s 0 -B 8192 -w "$dir/$1.pcap" udp port 4791 \
+	tcpdump -i vrxe -s 0 -B 8192 -U -w "$dir/$1.pcap" udp port 4791 \
 		2>"$dir/$1.tcpdump" &
 	cap_pid=$!
 	wait_for 10 grep -q 'listening on' "$dir/$1.tcpdump"
 }
 
-# cap_stop NAME: stop the capture (SIGINT: tcpdump flushes and exits)
+# cap_stop NAME (not in a subshell: it waits for tcpdump): stop the capture
+# once it has stopped growing, and no earlier than 2 s after the last run:
+# the kernel hands tcpdump its packets in ring blocks, each when full or
+# after the 1 s timeout, and a block still open at SIGINT would be lost
+# without being counted as dropped. SIGINT: tcpdump flushes and exits.
 cap_stop() {
+	local a b i
+	sleep 2
+	b=$(stat -c %s "$dir/$1.pcap")
+	for ((i = 0; i < 20; i++)); do
+		sleep 1
+		a=$(stat -c %s "$dir/$1.pcap")
+		[ "$a" = "$b" ] && break
+		b=$a
+	done
 	kill -INT "$cap_pid"
 	wait "$cap_pid"
 	cap_pid=
-	cat "$dir/$1.tcpdump"
 	[ -z "${SROCE_PCAP_DIR:-}" ] || cp "$dir/$1.pcap" "$SROCE_PCAP_DIR/"
+}
+
+# cap_ok NAME: tcpdump's report, which must count no packet dropped
+cap_ok() {
+	cat "$dir/$1.tcpdump"
 	grep -qx '0 packets dropped by kernel' "$dir/$1.tcpdump"
 }
 
@@ -275,11 +294,19 @@ opcodes_ok() {
 	return "$rc"
 }
 
-# timed DESC CMD...: ktap_check, and how long it took
+# timed DESC CMD...: ktap_check, and how long it took; with SROCE_PCAP_DIR,
+# CMD's output is also kept there, in N.log for case N
 timed() {
-	local t=$SECONDS
-	ktap_check "$@"
+	local t=$SECONDS desc=$1
+	shift
+	ktap_check "$desc" keep_log "$@"
 	echo "# $((SECONDS - t)) s"
+}
+keep_log() {
+	[ -n "${SROCE_PCAP_DIR:-}" ] || { "$@"; return; }
+	# shellcheck disable=SC2154 # ktap_n: ktap.sh's case count
+	"$@" 2>&1 | tee "$SROCE_PCAP_DIR/$((ktap_n + 1)).log"
+	return "${PIPESTATUS[0]}"
 }
 
 hosts_create 2
@@ -311,9 +338,9 @@ for fam in 4 6; do
 			fi
 		done
 	done
+	cap_stop "$cap"
 	timed "IPv$fam capture: tcpdump stopped, no packet dropped" \
-		cap_stop "$cap"
-	cap_pid=
+		cap_ok "$cap"
 	timed "IPv$fam capture: tshark: all InfiniBand, none malformed, no expert error" \
 		tshark_ok
 	timed "IPv$fam capture: every ICRC right (icrc-check.py), both ends seen" \
