@@ -6,6 +6,9 @@ zlib's CRC-32, independently of sroce's implementation.
 
 usage: inject.py IFACE DST_MAC SRC_IP DST_IP KIND [COUNT]
 
+IFACE pcap:FILE appends the frames to the classic pcap FILE (made when
+missing) instead of sending them, for testing packet checkers.
+
 KIND: good        RC SEND ONLY, 8 bytes, correct ICRC
       masked      good, then the fields the ICRC masks changed (TTL or hop
                   limit, DSCP/ECN, BTH FECN/BECN): still correct
@@ -25,6 +28,7 @@ import random
 import socket
 import struct
 import sys
+import time
 import zlib
 
 ROCE_PORT = 4791
@@ -37,6 +41,30 @@ def csum16(data):
     while s >> 16:
         s = (s & 0xffff) + (s >> 16)
     return ~s & 0xffff
+
+
+def icrc(ip, udp, transport):
+    """The RoCEv2 ICRC (IBTA Annex A17), as the 4 bytes that end the
+    packet: CRC-32 over 8 bytes of ones, then the IP header (IPv4 or IPv6),
+    the UDP header and the transport headers and payload up to the ICRC,
+    with the fields a router may change masked to ones: IPv4 TOS, TTL and
+    header checksum; IPv6 traffic class, flow label and hop limit; the UDP
+    checksum; the BTH's FECN/BECN/reserved byte. Shared with icrc-check.py.
+    """
+    ip = bytearray(ip)
+    if ip[0] >> 4 == 6:
+        ip[0] |= 0x0f
+        ip[1:4] = b'\xff\xff\xff'
+        ip[7] = 0xff
+    else:
+        ip[1] = 0xff
+        ip[8] = 0xff
+        ip[10:12] = b'\xff\xff'
+    u = bytearray(udp[:8])
+    u[6:8] = b'\xff\xff'
+    t = bytearray(transport)
+    t[4] = 0xff
+    return struct.pack('<I', zlib.crc32(b'\xff' * 8 + ip + u + t))
 
 
 def bth(opcode=0x04, pad=0, tver=0, dqpn=0x100, psn=1, fecn=0, becn=0):
@@ -83,20 +111,7 @@ class Packet:
     def icrc(self):
         """CRC over the masked pseudo packet: IBTA Annex A17."""
         udp = self.udp(self.transport + b'\0' * 4, False)
-        ip = bytearray(self.ip(udp))
-        if self.v6:
-            ip[0] |= 0x0f
-            ip[1:4] = b'\xff\xff\xff'
-            ip[7] = 0xff
-        else:
-            ip[1] = 0xff
-            ip[8] = 0xff
-            ip[10:12] = b'\xff\xff'
-        u = bytearray(udp[:8])
-        u[6:8] = b'\xff\xff'
-        t = bytearray(self.transport)
-        t[4] = 0xff
-        return struct.pack('<I', zlib.crc32(b'\xff' * 8 + ip + u + t))
+        return icrc(self.ip(udp), udp[:8], self.transport)
 
     def frame(self, dmac, smac, icrc):
         udp = self.udp(self.transport + icrc, self.v6)
@@ -104,14 +119,34 @@ class Packet:
         return dmac + smac + struct.pack('!H', etype) + self.ip(udp) + udp
 
 
+class PcapWriter:
+    """send() appends an Ethernet frame to a classic pcap file."""
+    def __init__(self, path):
+        self.path = path
+        if not os.path.exists(path):
+            with open(path, 'wb') as f:
+                f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0,
+                                    65535, 1))
+
+    def send(self, frame):
+        t = time.time()
+        with open(self.path, 'ab') as f:
+            f.write(struct.pack('<IIII', int(t), int(t % 1 * 1e6),
+                                len(frame), len(frame)) + frame)
+
+
 def main():
     iface, dmac, src, dst, kind = sys.argv[1:6]
     count = int(sys.argv[6]) if len(sys.argv) > 6 else 1
     dmac = bytes.fromhex(dmac.replace(':', ''))
-    with open(f'/sys/class/net/{iface}/address') as f:
-        smac = bytes.fromhex(f.read().strip().replace(':', ''))
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-    s.bind((iface, 0))
+    if iface.startswith('pcap:'):
+        s = PcapWriter(iface[5:])
+        smac = bytes.fromhex('020000000002')
+    else:
+        with open(f'/sys/class/net/{iface}/address') as f:
+            smac = bytes.fromhex(f.read().strip().replace(':', ''))
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        s.bind((iface, 0))
     rnd = random.Random(int.from_bytes(os.urandom(4), 'little'))
     payload = bytes(range(8))
 

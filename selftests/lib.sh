@@ -173,18 +173,27 @@ pingpong() {
 	[ "$rc" -eq 0 ] && [ "$(grep -c 'iters in' <<<"$out")" -eq 2 ]
 }
 
-# rxe_peer_up HOST (also from a subshell such as ktap_check's): an rdma_rxe device (rxe_v on vrxe, 10.78.0.1, in the
-# initial namespace) joined by a veth pair to a sroce device (sroce_x on
-# vrxe_p, 10.78.0.2) in host HOST. rxe_peer_down undoes it and unloads
-# rdma_rxe, which holds UDP port 4791 in the initial namespace while loaded.
+# rxe_peer_up HOST (also from a subshell such as ktap_check's): an rdma_rxe
+# device (rxe_v on vrxe, 10.78.0.1 and fd00:78::1, in the initial namespace)
+# joined by a veth pair to a sroce device (sroce_x on vrxe_p, 10.78.0.2 and
+# fd00:78::2) in host HOST. rxe_peer_down undoes it and unloads rdma_rxe,
+# which holds UDP port 4791 in the initial namespace while loaded.
+RXE_IP=10.78.0.1 RXE_IP6=fd00:78::1 RXE_PEER_IP=10.78.0.2 RXE_PEER_IP6=fd00:78::2
+# their GIDs as sysfs shows them
+RXE_GID=0000:0000:0000:0000:0000:ffff:0a4e:0001
+RXE_GID6=fd00:0078:0000:0000:0000:0000:0000:0001
+RXE_PEER_GID=0000:0000:0000:0000:0000:ffff:0a4e:0002
+RXE_PEER_GID6=fd00:0078:0000:0000:0000:0000:0000:0002
 RXE_HOST=
 rxe_peer_up() {
 	RXE_HOST=${1:?usage: rxe_peer_up HOST}
 	echo "$RXE_HOST" >/run/sroce-rxe-host
 	ip link add vrxe type veth peer name vrxe_p netns "h$RXE_HOST" &&
-	ip addr add 10.78.0.1/24 dev vrxe &&
+	ip addr add $RXE_IP/24 dev vrxe &&
+	ip addr add $RXE_IP6/64 dev vrxe nodad &&
 	ip link set vrxe up &&
-	host_exec "$RXE_HOST" ip addr add 10.78.0.2/24 dev vrxe_p &&
+	host_exec "$RXE_HOST" ip addr add $RXE_PEER_IP/24 dev vrxe_p &&
+	host_exec "$RXE_HOST" ip addr add $RXE_PEER_IP6/64 dev vrxe_p nodad &&
 	host_exec "$RXE_HOST" ip link set vrxe_p up &&
 	modprobe rdma_rxe &&
 	rdma link add rxe_v type rxe netdev vrxe &&
@@ -204,9 +213,33 @@ rxe_peer_down() {
 
 # rxe_pingpong PROG SERVER ARGS...: PROG (an ibv_*_pingpong) between rxe_v
 # and sroce_x, with SERVER (rxe or sroce) as the server. rxe_perftest is
-# the same for a perftest program.
+# the same for a perftest program. Their RoCE traffic is IPv4, or IPv6 with
+# RXE_FAMILY=6 (which picks both ends' IPv6 GIDs; the programs' own TCP
+# exchange stays on IPv4).
 rxe_pingpong() { rxe_run -g "$@"; }
 rxe_perftest() { rxe_run -x "$@"; }
+
+# rxe_gid rxe|sroce FAMILY: the index of rxe_v's or sroce_x's RoCE v2 GID
+# for its IPv4 (FAMILY 4) or IPv6 (6) address, from sysfs (no exec: under
+# TCG every one costs)
+rxe_gid() {
+	local gid f g t i
+	case $1$2 in
+	rxe6)	gid=$RXE_GID6 ;;
+	rxe*)	gid=$RXE_GID ;;
+	*6)	gid=$RXE_PEER_GID6 ;;
+	*)	gid=$RXE_PEER_GID ;;
+	esac
+	[ "$1" = rxe ] && f=/sys/class/infiniband/rxe_v/ports/1 ||
+		f=/sys/class/infiniband/sroce_x/ports/1
+	for ((i = 0; i < 32; i++)); do
+		read -r g 2>/dev/null <"$f/gids/$i" || continue
+		[ "$g" = "$gid" ] || continue
+		read -r t 2>/dev/null <"$f/gid_attrs/types/$i" || continue
+		[ "$t" = "RoCE v2" ] && { echo "$i"; return 0; }
+	done
+	return 1
+}
 
 rxe_run() {
 	local gopt=$1 prog=$2 server=$3 port=$((19000 + RANDOM % 1000))
@@ -214,18 +247,23 @@ rxe_run() {
 	shift 3
 	[ -n "$RXE_HOST" ] || RXE_HOST=$(cat /run/sroce-rxe-host)
 	log=$(mktemp)
-	rg=$(ibv_devinfo -v -d rxe_v | sed -n 's/.*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:10.78.0.1.*/\1/p' | head -n1)
-	xg=$(host_exec "$RXE_HOST" ibv_devinfo -v -d sroce_x | sed -n 's/.*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:10.78.0.2.*/\1/p' | head -n1)
+	rg=$(rxe_gid rxe "${RXE_FAMILY:-4}")
+	xg=$(rxe_gid sroce "${RXE_FAMILY:-4}")
+	if [ -z "$rg" ] || [ -z "$xg" ]; then
+		echo "no IPv${RXE_FAMILY:-4} RoCE v2 GID: rxe_v '$rg', sroce_x '$xg'"
+		rm -f "$log"
+		return 1
+	fi
 	if [ "$server" = rxe ]; then
 		timeout 60 "$prog" -d rxe_v "$gopt" "$rg" -p "$port" "$@" >"$log" 2>&1 &
 		wait_for 10 bash -c "ss -Hltn 'sport = :$port' | grep -q ."
 		host_exec "$RXE_HOST" timeout 60 "$prog" -d sroce_x "$gopt" "$xg" \
-			-p "$port" "$@" 10.78.0.1
+			-p "$port" "$@" $RXE_IP
 	else
 		host_exec "$RXE_HOST" timeout 60 "$prog" -d sroce_x "$gopt" "$xg" \
 			-p "$port" "$@" >"$log" 2>&1 &
 		wait_listen "$RXE_HOST" "$port"
-		timeout 60 "$prog" -d rxe_v "$gopt" "$rg" -p "$port" "$@" 10.78.0.2
+		timeout 60 "$prog" -d rxe_v "$gopt" "$rg" -p "$port" "$@" $RXE_PEER_IP
 	fi
 	rc=$?
 	wait $! || rc=1
