@@ -12,7 +12,7 @@
 #     (rc_ack_timeouts, rc_seq_naks_*, rc_duplicate_requests) show the
 #     recovery, and under corruption rx_icrc_errors shows the drops
 #   link down for 3 s during traffic (ip link set veth1 down; up): with a
-#     retry budget that outlasts the outage (timeout 18, retry_cnt 7) every
+#     retry budget that outlasts the outage (timeout 19, retry_cnt 7) every
 #     transfer completes with the right data; with a short one (timeout 14,
 #     retry_cnt 1) each pair in flight completes with
 #     IBV_WC_RETRY_EXC_ERR and flushes the rest, and the program exits
@@ -179,8 +179,8 @@ outage() {
 	said
 }
 
-outage -r 1 -t 18 -c 7
-show "link down 3 s, timeout 18 retry_cnt 7"
+outage -r 1 -t 19 -c 7
+show "link down 3 s, timeout 19 retry_cnt 7"
 ktap_check "link down 3 s during traffic: the transfer was still running" \
 	test "$alive" = 1
 ktap_check "link down 3 s, long retry budget: every transfer completed, data checked" \
