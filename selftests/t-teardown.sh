@@ -67,7 +67,12 @@ txp() {
 }
 
 # start: ib_write_bw -q 16 and two ibv_rc_pingpong, servers on h2 and
-# clients on h1; returns once traffic flows. PIDS: servers then clients,
+# clients on h1; returns once traffic flows. ib_write_bw keeps 16 x 8
+# WRITEs of 4 KiB in flight (512 packets at MTU 1024): more overflows the
+# receiving veth's backlog (1000 packets) for long enough that the
+# pingpongs (timeout 14, retry_cnt 7, fixed) run out of retries before
+# anything is torn down; -u 18 gives ib_write_bw's own QPs a 1 s timeout
+# for the same reason. PIDS: servers then clients,
 # NAMES their names. perftest sometimes fails to start under TCG
 # ("Correlation coefficient"): up to three tries.
 start() {
@@ -96,7 +101,7 @@ start_once() {
 	g2=$(roce_gid 2 sroce_h2 4)
 	PIDS=()
 	NAMES=()
-	ip netns exec h2 ib_write_bw -d sroce_h2 -x "$g2" -p "$p" -q 16 -D 60 -u 18 \
+	ip netns exec h2 ib_write_bw -d sroce_h2 -x "$g2" -p "$p" -q 16 -s 4096 -t 8 -D 60 -u 18 \
 		>"$tmp/bw.srv" 2>&1 &
 	PIDS+=($!)
 	NAMES+=(bw.srv)
@@ -109,7 +114,7 @@ start_once() {
 	for i in 0 1 2; do
 		wait_listen 2 $((p + i)) || return 1
 	done
-	ip netns exec h1 ib_write_bw -d sroce_h1 -x "$g1" -p "$p" -q 16 -D 60 -u 18 \
+	ip netns exec h1 ib_write_bw -d sroce_h1 -x "$g1" -p "$p" -q 16 -s 4096 -t 8 -D 60 -u 18 \
 		"$(host_ip 2)" >"$tmp/bw.cli" 2>&1 &
 	PIDS+=($!)
 	NAMES+=(bw.cli)
