@@ -430,9 +430,63 @@ err_dealloc:
 	return err;
 }
 
+/*
+ * Removal under live processes. sroce implements disassociate_ucontext
+ * (verbs.c), so unregistering a device (rdma link delete, the netdev
+ * going away, rmmod) does not wait for the processes that have it open:
+ * ib_uverbs destroys their objects and their later calls fail with EIO.
+ * Their rings stay mapped, though, and a process that polls a CQ would
+ * wait there forever for completions that nobody will write. So before
+ * ib_uverbs takes the objects away, every user QP is moved to the error
+ * state, which completes all it has posted with IB_WC_WR_FLUSH_ERR in its
+ * CQs, and the process sees its work end, as with a ConnectX that died.
+ *
+ * ib_core removes clients from a device in the reverse order of their
+ * registration, and sroce needs ib_uverbs (rdma_user_mmap_*), so ib_uverbs
+ * registered its client before this one: sroce_client_remove() runs first.
+ */
+static int sroce_client_add(struct ib_device *ibdev)
+{
+	return ibdev->ops.dealloc_driver == sroce_dealloc_driver ?
+		0 : -EOPNOTSUPP;
+}
+
+static void sroce_client_remove(struct ib_device *ibdev, void *client_data)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	struct sroce_qp *qp;
+	unsigned long qpn;
+	void *entry;
+
+	xa_for_each(&sdev->qp_xa, qpn, entry) {
+		qp = sroce_qp_get(sdev, qpn);
+		if (!qp)
+			continue;
+		if (qp->user)
+			sroce_qp_error(qp);
+		sroce_qp_put(qp);
+		cond_resched();
+	}
+}
+
+static struct ib_client sroce_client = {
+	.name = "sroce",
+	.no_kverbs_req = true,
+	.add = sroce_client_add,
+	.remove = sroce_client_remove,
+};
+
 int sroce_device_init(void)
 {
-	return register_netdevice_notifier(&sroce_netdev_notifier);
+	int err;
+
+	err = ib_register_client(&sroce_client);
+	if (err)
+		return err;
+	err = register_netdevice_notifier(&sroce_netdev_notifier);
+	if (err)
+		ib_unregister_client(&sroce_client);
+	return err;
 }
 
 /* Remove every device; no new ones can be created any more. */
@@ -453,4 +507,5 @@ void sroce_device_exit(void)
 	}
 	cancel_work_sync(&sroce_reap_work);
 	unregister_netdevice_notifier(&sroce_netdev_notifier);
+	ib_unregister_client(&sroce_client);
 }

@@ -38,6 +38,21 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/*
+ * The device is going away while a process has this context open
+ * (ib_uverbs calls this with RDMA_REMOVE_DRIVER_REMOVE, after destroying
+ * every object of the context, and from then on fails the process's calls
+ * with EIO). Implementing it is what lets unregistration and rmmod go on
+ * without waiting for the process, as with ConnectX (whose callback is
+ * empty too). Nothing is left to undo: the process's mappings of rings
+ * keep their pages (vm_insert_page references) after the rings are freed,
+ * and nothing of this module runs when they are unmapped. See
+ * sroce_client_remove() for the flush that ends the process's work first.
+ */
+static void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 static int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibpd->device);
@@ -78,6 +93,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
 	.detach_mcast = sroce_detach_mcast,
+	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.get_dma_mr = sroce_get_dma_mr,
 	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,

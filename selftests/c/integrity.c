@@ -25,8 +25,27 @@
  * Iteration counts are fixed; the only clock is a guard against hangs.
  * The seed is printed; `integrity -s SEED` repeats a run exactly.
  *
- * usage: integrity [-s SEED] [-a DEVICE] [-b DEVICE]
- *        (defaults: a random seed, sroce_h1, sroce_h2)
+ * usage: integrity [-s SEED] [-a DEVICE] [-b DEVICE] [-o CASE]...
+ *                  [-p PAIRS] [-r ROUNDS] [-l MAX_LEN] [-t TIMEOUT]
+ *                  [-c RETRY_CNT] [-u FILE] [-x]
+ *        (defaults: a random seed, sroce_h1, sroce_h2, every case, each
+ *        case's own workload, QP timeout 14 and retry_cnt 7)
+ *
+ * The other options serve t-faults.sh, which runs it over a faulty link:
+ *   -o CASE      run only the cases named CASE (fixture.variant, or
+ *                fixture.variant.test; repeatable)
+ *   -p, -r, -l   at most PAIRS QP pairs and MAX_LEN bytes per message,
+ *                ROUNDS rounds, in each xfer case
+ *   -t, -c       the requesters' local ACK timeout and retry_cnt
+ *   -u FILE      in xfer cases, keep running rounds (after the -r ones)
+ *                until FILE exists
+ *   -x           expect the link to fail for longer than the retry budget:
+ *                rounds run until one has failures, and then each pair
+ *                that failed must have completed its oldest outstanding
+ *                WR with IBV_WC_RETRY_EXC_ERR and every later one (and
+ *                one more posted afterwards) with IBV_WC_WR_FLUSH_ERR;
+ *                pairs that did not fail are checked byte for byte. Fails
+ *                if no pair failed.
  */
 #include "kselftest_harness.h"
 
@@ -46,6 +65,13 @@
 
 static uint64_t seed;
 static const char *dev_name[2] = { "sroce_h1", "sroce_h2" };
+
+/* Overrides from the command line; 0 (-1 for the QP's): the case's own */
+static int opt_pairs, opt_rounds;
+static uint32_t opt_max_len;
+static int opt_timeout = -1, opt_retry_cnt = -1;
+static bool expect_fail;	/* -x */
+static const char *until;	/* -u */
 
 enum op_kind {
 	OP_SEND, OP_SEND_IMM, OP_SEND_INLINE, OP_WRITE, OP_WRITE_IMM,
@@ -120,6 +146,7 @@ struct pair {
 	int sig[OPS_MAX], nsig, sig_seen;	/* signaled ops, in order */
 	int rcv[OPS_MAX], nrcv, rcv_seen;	/* receiving ops, in order */
 	bool broken;			/* a WR failed: expect no more */
+	int last_err;			/* -x: wr_id of the last error CQE */
 };
 
 static uint8_t msg[BUF_LEN];	/* one message, gathered */
@@ -470,6 +497,45 @@ static struct pair *pair_of(struct pair *pairs, int n, uint32_t qpn,
 	return NULL;
 }
 
+/*
+ * -x: a send completion of a pair that ran out of retries: first its
+ * oldest outstanding WR with IBV_WC_RETRY_EXC_ERR (after the signaled ones
+ * before it succeeded), then every later WR of the round, signaled or
+ * not, flushed, in order. 0 if @wc is what comes next.
+ */
+static int check_failed_wc(struct pair *p, int pi, const struct ibv_wc *wc,
+			   int *logged)
+{
+	enum ibv_wc_status want = p->broken ? IBV_WC_WR_FLUSH_ERR :
+					      IBV_WC_RETRY_EXC_ERR;
+	int lo = p->broken ? p->last_err + 1 : 0;
+	bool ok = wc->status == want && wc->qp_num == p->req->qp_num &&
+		  (int64_t)wc->wr_id >= lo && wc->wr_id < (uint64_t)p->nops &&
+		  (!p->broken || wc->wr_id == (uint64_t)lo);
+
+	/* the failed WR comes after every signaled one already completed */
+	if (!p->broken && p->sig_seen &&
+	    wc->wr_id <= (uint64_t)p->sig[p->sig_seen - 1])
+		ok = false;
+	if (!ok && (*logged)++ < LOG_MAX)
+		vu_diag("pair %d: send completion wr_id %llu status %s qp_num %u; expected %s, wr_id %s%d of %d",
+			pi, (unsigned long long)wc->wr_id,
+			vu_wc_status(wc->status), wc->qp_num,
+			vu_wc_status(want), p->broken ? "" : ">= ", lo,
+			p->nops);
+	p->broken = true;
+	p->last_err = wc->wr_id;
+	return !ok;
+}
+
+/* the send side of a pair is finished with the round */
+static bool send_done(const struct pair *p)
+{
+	if (expect_fail && p->broken)
+		return p->last_err >= p->nops - 1;
+	return p->sig_seen == p->nsig;
+}
+
 /* Check a completion against what @p expects next; 0 if it matches. */
 static int check_wc(struct pair *p, int pi, const struct ibv_wc *wc,
 		    bool send, int *logged)
@@ -479,6 +545,8 @@ static int check_wc(struct pair *p, int pi, const struct ibv_wc *wc,
 	int opc, idx;
 	bool ok;
 
+	if (send && expect_fail && (p->broken || wc->status != IBV_WC_SUCCESS))
+		return check_failed_wc(p, pi, wc, logged);
 	if (send ? p->sig_seen >= p->nsig : p->rcv_seen >= p->nrcv) {
 		if ((*logged)++ < LOG_MAX)
 			vu_diag("pair %d: unexpected %s completion: wr_id %llu status %s",
@@ -537,7 +605,9 @@ static int reap(struct side *sides, struct pair *pairs, int npairs,
 	clock_gettime(CLOCK_MONOTONIC, &last);
 	for (;;) {
 		for (done = 0, i = 0; i < npairs; i++)
-			done += pairs[i].broken ||
+			done += expect_fail && pairs[i].broken ?
+				send_done(&pairs[i]) :
+				pairs[i].broken ||
 				(pairs[i].sig_seen == pairs[i].nsig &&
 				 pairs[i].rcv_seen == pairs[i].nrcv);
 		if (done == npairs)
@@ -572,6 +642,15 @@ static int reap(struct side *sides, struct pair *pairs, int npairs,
 	for (i = 0; i < npairs; i++) {
 		struct pair *p = &pairs[i];
 
+		if (expect_fail && p->broken) {
+			if (send_done(p))
+				continue;
+			vu_diag("pair %d: failed, but WRs %d to %d were not flushed in %d s",
+				i, p->last_err + 1, p->nops - 1,
+				WAIT_MS / 1000);
+			bad += p->nops - 1 - p->last_err;
+			continue;
+		}
 		if (p->broken ||
 		    (p->sig_seen == p->nsig && p->rcv_seen == p->nrcv))
 			continue;
@@ -790,6 +869,8 @@ FIXTURE_SETUP(xfer)
 		mtu_max = self->side[1].dev.port.active_mtu;
 
 	self->npairs = variant->npairs;
+	if (opt_pairs && opt_pairs < self->npairs)
+		self->npairs = opt_pairs;
 	self->pair = calloc(self->npairs, sizeof(*self->pair));
 	ASSERT_NE(NULL, self->pair);
 	for (i = 0; i < self->npairs; i++) {
@@ -835,6 +916,10 @@ FIXTURE_SETUP(xfer)
 		c.mtu = m;
 		c.sq_psn = psn;
 		c.max_rd_atomic = 1 + vu_below(&self->rng, 16);
+		if (opt_timeout >= 0)
+			c.timeout = opt_timeout;
+		if (opt_retry_cnt >= 0)
+			c.retry_cnt = opt_retry_cnt;
 		ASSERT_EQ(0, vu_connect(&p->rq->dev, p->req, &c));
 		c = vu_conn_default(&p->rq->dev, p->req->qp_num,
 				    variant->family);
@@ -865,16 +950,72 @@ FIXTURE_TEARDOWN(xfer)
 	side_close(&self->side[1]);
 }
 
+/*
+ * -x: after a round in which @nfailed pairs failed, each of them takes one
+ * more WR and must flush it. Return: the number of mismatches.
+ */
+static int post_after_failure(struct side *sides, struct pair *pairs,
+			      int npairs, int nfailed, int *logged)
+{
+	struct ibv_send_wr wr = { .wr_id = 4242, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad_wr;
+	struct ibv_wc wc[2];
+	int bad = 0, i, k, n, seen = 0;
+	struct timespec t0;
+
+	for (i = 0; i < npairs; i++) {
+		if (!pairs[i].broken)
+			continue;
+		if (ibv_post_send(pairs[i].req, &wr, &bad_wr)) {
+			vu_diag("pair %d: post_send after the failure: %s", i,
+				strerror(errno));
+			bad++;
+			nfailed--;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (seen < nfailed && vu_ms_since(&t0) < WAIT_MS) {
+		for (k = 0; k < 2; k++) {
+			n = ibv_poll_cq(sides[k].scq, 2, wc);
+			for (i = 0; i < n; i++, seen++) {
+				struct pair *p = pair_of(pairs, npairs,
+							 wc[i].qp_num, true);
+
+				if (p && p->broken && wc[i].wr_id == 4242 &&
+				    wc[i].status == IBV_WC_WR_FLUSH_ERR)
+					continue;
+				if ((*logged)++ < LOG_MAX)
+					vu_diag("WR posted after the failure on QP %u: wr_id %llu status %s, expected 4242 flushed",
+						wc[i].qp_num,
+						(unsigned long long)wc[i].wr_id,
+						vu_wc_status(wc[i].status));
+				bad++;
+			}
+		}
+	}
+	if (seen < nfailed) {
+		vu_diag("%d of %d WRs posted after the failure were not flushed in %d s",
+			nfailed - seen, nfailed, WAIT_MS / 1000);
+		bad += nfailed - seen;
+	}
+	return bad;
+}
+
 /* Rounds of random WRs on every pair at once, every byte checked */
 TEST_F_TIMEOUT(xfer, random_ops, 300)
 {
-	int round, i, bad, logged = 0, total = 0, ops = 0;
+	int round, i, bad, logged = 0, total = 0, ops = 0, failed = 0;
+	int rounds = opt_rounds ?: variant->rounds;
+	uint32_t max_len = variant->max_len;
 	uint64_t bytes = 0;
 
-	for (round = 0; round < variant->rounds; round++) {
+	if (opt_max_len && opt_max_len < max_len)
+		max_len = opt_max_len;
+	for (round = 0; round < rounds || (until && access(until, F_OK));
+	     round++) {
 		for (i = 0; i < self->npairs; i++)
 			plan_round(&self->pair[i], &self->rng, variant->type,
-				   variant->max_len, variant->bulk);
+				   max_len, variant->bulk);
 		for (i = 0; i < self->npairs; i++)
 			ASSERT_EQ(0, post_round(&self->pair[i], &self->rng));
 		bad = reap(self->side, self->pair, self->npairs, &logged);
@@ -891,6 +1032,17 @@ TEST_F_TIMEOUT(xfer, random_ops, 300)
 				bytes += p->op[k].len;
 			ops += p->nops;
 		}
+		for (i = 0; expect_fail && i < self->npairs; i++)
+			failed += self->pair[i].broken;
+		if (failed) {
+			TH_LOG("round %d: %d of %d pairs ran out of retries, the rest of their WRs flushed",
+			       round, failed, self->npairs);
+			bad += post_after_failure(self->side, self->pair,
+						  self->npairs, failed,
+						  &logged);
+			total += bad;
+			break;
+		}
 		total += bad;
 		if (bad) {
 			/* the QPs may be in error now: stop here */
@@ -902,6 +1054,10 @@ TEST_F_TIMEOUT(xfer, random_ops, 300)
 	TH_LOG("%d WRs, %llu bytes moved and checked", ops,
 	       (unsigned long long)bytes);
 	EXPECT_EQ(0, total);
+	if (expect_fail)
+		EXPECT_NE(0, failed) {
+			TH_LOG("-x: no WR failed in %d rounds", round);
+		}
 }
 
 /*
@@ -1086,6 +1242,67 @@ static void __attribute__((constructor)) __constructor_order_last(void)
 		__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD;
 }
 
+static const char *only[8];	/* -o */
+static int nonly;
+
+/* is fixture @f, variant @v, test @t one of the -o cases? */
+static bool selected(const char *f, const char *v, const char *t)
+{
+	char name[256];
+	size_t n;
+	int i;
+
+	snprintf(name, sizeof(name), "%s%s%s.%s", f, v[0] ? "." : "", v, t);
+	for (i = 0; i < nonly; i++) {
+		n = strlen(only[i]);
+		if (!strncmp(name, only[i], n) &&
+		    (name[n] == '.' || name[n] == 0))
+			return true;
+	}
+	return false;
+}
+
+/* Unlink every fixture, variant and test that no -o case names. */
+static void select_cases(void)
+{
+	struct __fixture_variant_metadata no_variant = { .name = "" };
+	struct __fixture_metadata *f, **fp;
+	struct __fixture_variant_metadata *v, **vp;
+	struct __test_metadata *t, **tp;
+	bool any;
+
+	for (fp = &__fixture_list; (f = *fp);) {
+		any = false;
+		for (t = f->tests; !f->variant && t; t = t->next)
+			any |= selected(f->name, "", t->name);
+		for (vp = &f->variant; (v = *vp);) {
+			bool keep = false;
+
+			for (t = f->tests; t; t = t->next)
+				keep |= selected(f->name, v->name, t->name);
+			any |= keep;
+			if (keep)
+				vp = &v->next;
+			else
+				*vp = v->next;
+		}
+		for (tp = &f->tests; (t = *tp);) {
+			bool keep = false;
+
+			for (v = f->variant ?: &no_variant; v; v = v->next)
+				keep |= selected(f->name, v->name, t->name);
+			if (keep)
+				tp = &t->next;
+			else
+				*tp = t->next;
+		}
+		if (any)
+			fp = &f->next;
+		else
+			*fp = f->next;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct timespec t;
@@ -1093,8 +1310,33 @@ int main(int argc, char **argv)
 
 	clock_gettime(CLOCK_REALTIME, &t);
 	seed = (uint64_t)t.tv_sec * 1000003 ^ t.tv_nsec ^ getpid();
-	while ((c = getopt(argc, argv, "s:a:b:")) != -1) {
+	while ((c = getopt(argc, argv, "s:a:b:o:p:r:l:t:c:u:x")) != -1) {
 		switch (c) {
+		case 'o':
+			if (nonly < (int)(sizeof(only) / sizeof(only[0])))
+				only[nonly++] = optarg;
+			break;
+		case 'p':
+			opt_pairs = atoi(optarg);
+			break;
+		case 'r':
+			opt_rounds = atoi(optarg);
+			break;
+		case 'l':
+			opt_max_len = strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			opt_timeout = atoi(optarg);
+			break;
+		case 'c':
+			opt_retry_cnt = atoi(optarg);
+			break;
+		case 'u':
+			until = optarg;
+			break;
+		case 'x':
+			expect_fail = true;
+			break;
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
 			break;
@@ -1106,11 +1348,13 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-s SEED] [-a DEVICE] [-b DEVICE]\n",
+				"usage: %s [-s SEED] [-a DEVICE] [-b DEVICE] [-o CASE]... [-p PAIRS] [-r ROUNDS] [-l MAX_LEN] [-t TIMEOUT] [-c RETRY_CNT] [-u FILE] [-x]\n",
 				argv[0]);
 			return 2;
 		}
 	}
+	if (nonly)
+		select_cases();
 	printf("# integrity: seed %llu (repeat with: %s -s %llu)\n",
 	       (unsigned long long)seed, argv[0], (unsigned long long)seed);
 	return test_harness_run(argc, argv);
