@@ -599,35 +599,6 @@ static bool sroce_rcresp_psn(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	}
 }
 
-/*
- * A READ request again while its responses are still being sent (the
- * requester timed out, or lost one): send them again from the PSN it
- * asks for, as a new READ from there would. Returns false for anything
- * else, which waits in line.
- */
-static bool sroce_rcresp_rewind(struct sroce_qp *qp, struct sk_buff *skb,
-				const struct sroce_pkt *pkt)
-{
-	struct sroce_rd *rd = &qp->resp.rd;
-	struct sroce_rr_hdrs h;
-	u32 k;
-
-	if (pkt->bth.opcode != SROCE_RC_READ_REQUEST || rd->k == rd->n ||
-	    !sroce_psn_in_window(pkt->bth.psn, rd->psn, rd->n))
-		return false;
-	sroce_rcresp_hdrs(skb, pkt, &h);
-	k = sroce_psn_sub(pkt->bth.psn, rd->psn);
-	if (h.reth.rkey != rd->rkey ||
-	    h.reth.len != rd->len - min_t(u64, rd->len, (u64)k * qp->mtu) ||
-	    (h.reth.len && !sroce_rcresp_range_ok(qp, h.reth.rkey, h.reth.va,
-						  h.reth.len,
-						  IB_ACCESS_REMOTE_READ)))
-		return false;
-	rd->k = k;
-	rd->va = h.reth.va;
-	return true;
-}
-
 static bool sroce_rcresp_state_ok(struct sroce_qp *qp)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
@@ -721,10 +692,13 @@ void sroce_rcresp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 		return;
 	}
 	spin_lock(&qp->resp_lock);
-	if (rs->busy && sroce_rcresp_rewind(qp, skb, pkt)) {
-		sroce_count(&sdev->counters, SROCE_CNT_RC_DUP_REQ);
-	} else if (rs->busy) {
-		/* Behind a READ being answered: wait in line. */
+	/*
+	 * Behind a READ being answered, requests wait in line; but a READ
+	 * asked for again (the requester timed out or lost a response) is
+	 * answered again now, from its resource, in place of the rest.
+	 */
+	if (rs->busy && !(pkt->bth.opcode == SROCE_RC_READ_REQUEST &&
+			  sroce_psn_before(pkt->bth.psn, rs->epsn))) {
 		if (skb_queue_len(&rs->backlog) < SROCE_RESP_BACKLOG)
 			__skb_queue_tail(&rs->backlog, skb_get(skb));
 		else
