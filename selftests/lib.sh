@@ -133,6 +133,33 @@ roce_gid() {
 		sed -n "s/.*GID\[ *\([0-9]*\)\]:[[:space:]]*$re.*RoCE v2/\1/p" | head -n1
 }
 
+# resources DEV: "pd N cq N qp N mr N" of a sroce device (empty if gone)
+resources() {
+	rdma resource show "$1" 2>/dev/null |
+		awk '{ for (i = 1; i < NF; i++)
+			if ($i ~ /^(pd|cq|qp|mr)$/) printf "%s %s ", $i, $(i + 1) }'
+}
+
+# resources_mark I...: note hosts I's devices' resources as their baseline;
+# resources_back I...: they are back to it
+resources_mark() {
+	local i
+	for i in "$@"; do
+		printf -v "RES_BASE_$i" '%s' "$(resources "sroce_h$i")"
+	done
+}
+
+resources_back() {
+	local i now base ok=0
+	for i in "$@"; do
+		now=$(resources "sroce_h$i")
+		base=RES_BASE_$i
+		echo "sroce_h$i: baseline: ${!base} now: $now"
+		[ "$now" = "${!base}" ] && [ -n "$now" ] || ok=1
+	done
+	return $ok
+}
+
 # wait_listen HOST PORT: wait until a TCP server listens on PORT in HOST
 wait_listen() { wait_for 10 host_listening "$1" "$2"; }
 

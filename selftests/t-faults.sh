@@ -47,13 +47,7 @@ trap cleanup EXIT
 # 64 KiB, some rounds; "-o xfer.rc_ipv4" runs that case of integrity only.
 WORK=(-o xfer.rc_ipv4 -p 4 -l 65536)
 
-resources() {
-	rdma resource show "$1" |
-		awk '{ for (i = 1; i < NF; i++)
-			if ($i ~ /^(pd|cq|qp|mr)$/) printf "%s %s ", $i, $(i + 1) }'
-}
-before1=$(resources sroce_h1)
-before2=$(resources sroce_h2)
+resources_mark 1 2
 
 # counters: "NAME VALUE" lines, both devices' counters added up
 counters() {
@@ -198,14 +192,6 @@ ktap_check "link down 3 s, short retry budget: the program ended before the link
 ktap_check "link down 3 s, short retry budget: rc_retry_exceeded counted" \
 	test "$(delta rc_retry_exceeded)" -gt 0
 
-no_leaks() {
-	local a1 a2
-	a1=$(resources sroce_h1)
-	a2=$(resources sroce_h2)
-	echo "sroce_h1: before: $before1 after: $a1"
-	echo "sroce_h2: before: $before2 after: $a2"
-	[ "$a1" = "$before1" ] && [ "$a2" = "$before2" ] && [ -n "$a1" ]
-}
-ktap_check "no PD, CQ, QP or MR left on the sroce devices" no_leaks
+ktap_check "no PD, CQ, QP or MR left on the sroce devices" resources_back 1 2
 
 ktap_finish

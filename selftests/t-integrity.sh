@@ -25,14 +25,7 @@ sroce_add 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; hosts_cleanup' EXIT
 
-# resources DEV: "pd N cq N qp N mr N" of an sroce device
-resources() {
-	rdma resource show "$1" |
-		awk '{ for (i = 1; i < NF; i++)
-			if ($i ~ /^(pd|cq|qp|mr)$/) printf "%s %s ", $i, $(i + 1) }'
-}
-before1=$(resources sroce_h1)
-before2=$(resources sroce_h2)
+resources_mark 1 2
 
 timeout 240 "$bin/integrity" ${INTEGRITY_SEED:+-s "$INTEGRITY_SEED"} \
 	>"$tmp/integrity" 2>&1
@@ -83,15 +76,7 @@ ktap_check "integrity exited 0 (it said: $rc_integrity)" test "$rc_integrity" = 
 relay negative
 ktap_check "negative exited 0 (it said: $rc_negative)" test "$rc_negative" = 0
 
-no_leaks() {
-	local a1 a2
-	a1=$(resources sroce_h1)
-	a2=$(resources sroce_h2)
-	echo "sroce_h1: before: $before1 after: $a1"
-	echo "sroce_h2: before: $before2 after: $a2"
-	[ "$a1" = "$before1" ] && [ "$a2" = "$before2" ] && [ -n "$a1" ]
-}
-ktap_check "no PD, CQ, QP or MR left on the sroce devices" no_leaks
+ktap_check "no PD, CQ, QP or MR left on the sroce devices" resources_back 1 2
 
 no_icrc_errors() {
 	local d out=

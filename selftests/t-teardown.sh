@@ -46,13 +46,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-resources() {
-	rdma resource show "$1" 2>/dev/null |
-		awk '{ for (i = 1; i < NF; i++)
-			if ($i ~ /^(pd|cq|qp|mr)$/) printf "%s %s ", $i, $(i + 1) }'
-}
-base1=$(resources sroce_h1)
-base2=$(resources sroce_h2)
+resources_mark 1 2
 
 # tx packets of both devices (0 for one that is gone)
 txp() {
@@ -225,17 +219,6 @@ one_failed() {
 	failed "$1" >/dev/null || failed "$2" >/dev/null ||
 		{ echo "neither $1 nor $2 exited with an error"; return 1; }
 }
-# no_objects I...: hosts I's devices are back to their baseline
-no_objects() {
-	local i now base ok=0
-	for i in "$@"; do
-		now=$(resources "sroce_h$i")
-		base=base$i
-		echo "sroce_h$i: baseline: ${!base} now: $now"
-		[ "$now" = "${!base}" ] && [ -n "$now" ] || ok=1
-	done
-	return $ok
-}
 # the end of each app's output, to show what it said
 said() {
 	local n
@@ -269,7 +252,7 @@ if start; then
 		all_exited
 	ktap_check "kill -9: ib_write_bw's server exited with an error" \
 		failed bw.srv
-	ktap_check "kill -9: no object left on either device" no_objects 1 2
+	ktap_check "kill -9: no object left on either device" resources_back 1 2
 else
 	kill_apps
 	for n in 1 2 3 4; do ktap_fail "kill -9: traffic did not start"; done
@@ -293,7 +276,7 @@ if start; then
 		all_exited
 	ktap_check "link down: ib_write_bw's client exited with an error, and one side of each pingpong" \
 		eval 'failed bw.cli && one_failed pp1.cli pp1.srv && one_failed pp2.cli pp2.srv' 
-	ktap_check "link down: no object left on either device" no_objects 1 2
+	ktap_check "link down: no object left on either device" resources_back 1 2
 else
 	ip -n h1 link set veth1 up
 	kill_apps
@@ -312,7 +295,7 @@ if start; then
 		all_exited
 	ktap_check "rdma link delete: h1's apps exited with an error" \
 		failed "${CLIENTS[@]}"
-	ktap_check "rdma link delete: no object left on sroce_h2" no_objects 2
+	ktap_check "rdma link delete: no object left on sroce_h2" resources_back 2
 else
 	kill_apps
 	for n in 1 2 3 4 5; do
