@@ -14,7 +14,7 @@ progs="ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat i
 ktap_require root cmd:rdma module:sroce module:veth \
 	$(for p in $progs; do echo "cmd:$p"; done)
 
-ktap_plan 26
+ktap_plan 30
 
 hosts_create 2
 sroce_add 1
@@ -48,7 +48,7 @@ for p in ib_send_bw ib_read_lat ib_write_bw ib_atomic_lat; do
 done
 
 ktap_check "rxe on the initial namespace's end" rxe_peer_up 2
-for p in ib_read_bw ib_atomic_lat; do
+for p in ib_write_bw ib_send_bw ib_read_bw ib_atomic_lat; do
 	ktap_check "$p: sroce client, rdma_rxe server" \
 		rxe_perftest "$p" rxe -n 50
 	ktap_check "$p: rdma_rxe client, sroce server" \
