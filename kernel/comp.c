@@ -50,12 +50,16 @@ void sroce_comp_retire(struct sroce_qp *qp, struct sroce_sq_wqe *e,
 
 	if (sent && sroce_rc_op_rdatm(e->op))
 		rq->rd_atomic--;
+	rq->head++;
+	/*
+	 * The slot is the provider's again, before the completion says so:
+	 * an application that posts as soon as it polls the completion must
+	 * find the room (the CQE is built from our copy of the WQE).
+	 */
+	smp_store_release(&qp->sq.ring->cons, rq->head);
 	if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
 	    (e->w.send_flags & SROCE_SEND_SIGNALED))
 		sroce_cq_post(to_scq(qp->ibqp.send_cq), &cqe, false);
-	rq->head++;
-	/* The slot is the provider's again. */
-	smp_store_release(&qp->sq.ring->cons, rq->head);
 	if (!sent) {
 		/* Acknowledged while the cursor was rewound to it. */
 		rq->cur = rq->head;

@@ -211,8 +211,9 @@ static bool sroce_req_ud(struct sroce_qp *qp)
 
 		if (!sroce_req_fetch(qp, s))
 			status = sroce_req_ud_one(qp, s);
-		sroce_req_complete(qp, &s->w, status);
+		/* The slot is free before the completion says so (comp.c). */
 		sroce_queue_consume(&qp->sq, 1);
+		sroce_req_complete(qp, &s->w, status);
 		ok = status == IB_WC_SUCCESS;
 	}
 	spin_unlock_bh(&qp->sq_lock);
