@@ -28,4 +28,14 @@ sroce_create_cq_udata(struct uverbs_attr_bundle *attrs)
 #define sroce_create_cq_udata(udata)	(udata)
 #endif
 
+/*
+ * Tracepoints: from 6.10 __assign_str() takes only the field; the source
+ * is the one given to __string().
+ */
+#ifdef SROCE_HAVE_ASSIGN_STR_DST
+#define sroce_assign_str(dst, src)	__assign_str(dst)
+#else
+#define sroce_assign_str(dst, src)	__assign_str(dst, src)
+#endif
+
 #endif /* SROCE_COMPAT_H */

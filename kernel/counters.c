@@ -29,6 +29,13 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_RC_RNR_NAK_SENT].name = "rc_rnr_naks_sent",
 	[SROCE_CNT_RC_DUP_REQ].name = "rc_duplicate_requests",
 	[SROCE_CNT_RC_RETRY_EXC].name = "rc_retry_exceeded",
+	[SROCE_CNT_NP_ECN_MARKED].name = "np_ecn_marked_roce_packets",
+	[SROCE_CNT_NP_CNP_SENT].name = "np_cnp_sent",
+	[SROCE_CNT_RP_CNP_HANDLED].name = "rp_cnp_handled",
+	[SROCE_CNT_RP_CNP_IGNORED].name = "rp_cnp_ignored",
+	[SROCE_CNT_RP_RATE_CUTS].name = "rp_rate_cuts",
+	[SROCE_CNT_RP_RATE_INCREASES].name = "rp_rate_increases",
+	[SROCE_CNT_RP_PACED].name = "rp_paced",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_desc) == SROCE_NUM_COUNTERS);

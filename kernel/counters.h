@@ -32,6 +32,13 @@ enum sroce_counter {
 	SROCE_CNT_RC_RNR_NAK_SENT,	/* RNR NAK sent */
 	SROCE_CNT_RC_DUP_REQ,		/* duplicate requests answered */
 	SROCE_CNT_RC_RETRY_EXC,		/* WQEs failed: retries exhausted */
+	SROCE_CNT_NP_ECN_MARKED,	/* CE-marked packets received */
+	SROCE_CNT_NP_CNP_SENT,		/* CNPs sent */
+	SROCE_CNT_RP_CNP_HANDLED,	/* CNPs that reached a rate control */
+	SROCE_CNT_RP_CNP_IGNORED,	/* CNPs for no rate control */
+	SROCE_CNT_RP_RATE_CUTS,		/* rate cuts made */
+	SROCE_CNT_RP_RATE_INCREASES,	/* rate increase events */
+	SROCE_CNT_RP_PACED,		/* the pacer held a QP back */
 	SROCE_NUM_COUNTERS
 };
 

@@ -169,6 +169,7 @@ static void sroce_port_update(struct sroce_dev *sdev)
 	enum ib_port_state state = sroce_netdev_state(sdev->ndev);
 
 	ASSERT_RTNL();
+	sroce_cc_line_update(sdev);
 	if (state == sdev->port_state)
 		return;
 	sdev->port_state = state;
@@ -245,6 +246,7 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->qp_xa);
 	xa_destroy(&sdev->mr_xa);
 	xa_destroy(&sdev->ah_xa);
+	sroce_cc_dev_fini(sdev);
 
 	mutex_lock(&sroce_dev_lock);
 	WRITE_ONCE(sdev->dead, true);
@@ -385,6 +387,9 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		return -ENOMEM;
 	sroce_dev_init(sdev, ndev);
 	/* From here on, ib_dealloc_device() undoes everything. */
+	err = sroce_cc_dev_init(sdev);
+	if (err)
+		goto err_dealloc;
 
 	err = sroce_dev_list_add(sdev, ibdev_name);
 	if (err)

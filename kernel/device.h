@@ -13,6 +13,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "cc.h"
 #include "counters.h"
 
 struct sroce_net;
@@ -46,6 +47,7 @@ struct sroce_dev {
 	atomic_t num_mr;
 
 	struct sroce_counters counters;
+	struct sroce_cc_dev cc;		/* DCQCN knobs */
 
 	/* Packets to a local address, received from the tasklet. */
 	struct sk_buff_head loopq;

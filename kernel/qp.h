@@ -11,6 +11,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "av.h"
+#include "cc.h"
 #include "queue.h"
 #include "rcresp.h"
 #include "req.h"
@@ -59,6 +60,7 @@ struct sroce_qp {
 
 	struct sroce_req req;		/* RC, UC: under sq_lock */
 	struct sroce_resp resp;		/* RC, UC: under resp_lock */
+	struct sroce_cc_qp cc;		/* RC, UC: DCQCN */
 
 	/* Kernel QPs (kverbs.c): producers of the rings, the send engine. */
 	spinlock_t post_lock;		/* leaf; any context */

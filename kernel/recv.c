@@ -5,9 +5,9 @@
  * structure (core/pkt.c) and its ICRC (core/icrc.c). Each refusal is
  * counted. A packet that passes every check is counted as received and
  * goes to the engine for its opcode: UD sends to resp.c (or mcast.c),
- * RC and UC requests to rcresp.c, RC responses to comp.c. Packets without
- * an engine yet (CNPs) are counted as unhandled. A connected QP takes
- * packets only from its peer's address, to its own.
+ * RC and UC requests to rcresp.c, RC responses to comp.c, CNPs to cc.c.
+ * A connected QP takes packets only from its peer's address, to its own;
+ * a CE-marked one makes it send a CNP (cc.c).
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -18,6 +18,7 @@
 #include "core/icrc.h"
 #include "core/opcode.h"
 #include "core/pkt.h"
+#include "cc.h"
 #include "comp.h"
 #include "counters.h"
 #include "device.h"
@@ -106,14 +107,34 @@ static void sroce_rcv_connected(struct sroce_dev *sdev, struct sk_buff *skb,
 	enum ib_qp_type want;
 
 	want = transport == SROCE_OPCODE_RC ? IB_QPT_RC : IB_QPT_UC;
-	if (!qp || qp->ibqp.qp_type != want)
+	if (!qp || qp->ibqp.qp_type != want) {
 		sroce_count(&sdev->counters, SROCE_CNT_RX_NO_QP);
-	else if (!sroce_rcv_addr_ok(skb, qp))
+	} else if (!sroce_rcv_addr_ok(skb, qp)) {
 		sroce_count(&sdev->counters, SROCE_CNT_RX_BAD_ADDR);
-	else if (pkt->flags & SROCE_OPF_RESP)
-		sroce_comp_rcv(sdev, qp, skb, pkt);
+	} else {
+		if (sroce_cc_skb_ce(skb))
+			sroce_cc_rcv_ce(sdev, qp);
+		if (pkt->flags & SROCE_OPF_RESP)
+			sroce_comp_rcv(sdev, qp, skb, pkt);
+		else
+			sroce_rcresp_rcv(sdev, qp, skb, pkt);
+	}
+	if (qp)
+		sroce_qp_put(qp);
+}
+
+/* A CNP: to the rate control of the QP it names. */
+static void sroce_rcv_cnp(struct sroce_dev *sdev, struct sk_buff *skb,
+			  const struct sroce_pkt *pkt)
+{
+	struct sroce_qp *qp = sroce_qp_get(sdev, pkt->bth.dqpn);
+
+	if (!qp)
+		sroce_count(&sdev->counters, SROCE_CNT_RX_NO_QP);
+	else if (sroce_qp_connected(qp) && !sroce_rcv_addr_ok(skb, qp))
+		sroce_count(&sdev->counters, SROCE_CNT_RX_BAD_ADDR);
 	else
-		sroce_rcresp_rcv(sdev, qp, skb, pkt);
+		sroce_cc_rcv_cnp(sdev, qp);
 	if (qp)
 		sroce_qp_put(qp);
 }
@@ -162,6 +183,8 @@ void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 		goto drop;
 	}
 	sroce_count(c, SROCE_CNT_RX_PACKETS);
+	if (sroce_cc_skb_ce(skb))
+		sroce_count(c, SROCE_CNT_NP_ECN_MARKED);
 	switch (pkt.bth.opcode) {
 	case SROCE_UD_SEND_ONLY:
 	case SROCE_UD_SEND_ONLY_IMM:
@@ -172,7 +195,7 @@ void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 		break;
 	default:
 		if (pkt.flags & SROCE_OPF_CNP)
-			sroce_count(c, SROCE_CNT_RX_UNHANDLED);
+			sroce_rcv_cnp(sdev, skb, &pkt);
 		else
 			sroce_rcv_connected(sdev, skb, &pkt);
 		break;

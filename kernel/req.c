@@ -16,6 +16,7 @@
 #include <rdma/ib_mad.h>
 
 #include "av.h"
+#include "cc.h"
 #include "comp.h"
 #include "core/hdr.h"
 #include "core/opcode.h"
@@ -238,6 +239,7 @@ int sroce_req_init(struct sroce_qp *qp)
 	if (!rq->wqe)
 		return -ENOMEM;
 	timer_setup(&rq->timer, sroce_comp_timer, 0);
+	sroce_cc_qp_init(qp);
 	return 0;
 }
 
@@ -271,6 +273,7 @@ void sroce_req_start(struct sroce_qp *qp)
 	sroce_rc_retry_init(&rq->retry, qp->retry_cnt, qp->rnr_retry);
 	rq->rnr_wait = false;
 	rq->failed = false;
+	sroce_cc_qp_start(qp);
 	spin_unlock(&qp->sq_lock);
 }
 
@@ -324,6 +327,7 @@ void sroce_req_stop(struct sroce_qp *qp)
 	spin_unlock_bh(&qp->sq_lock);
 	if (del_timer_sync(&qp->req.timer))
 		sroce_qp_put(qp);
+	sroce_cc_qp_stop(qp);
 }
 
 static enum sroce_rc_op sroce_req_op(u32 opcode)
@@ -491,6 +495,7 @@ static enum ib_wc_status sroce_req_packet(struct sroce_qp *qp, u32 idx,
 	}
 	memset(p + paylen, 0, pad);
 	rq->unasked = bth.ackreq ? 0 : rq->unasked + 1;
+	sroce_cc_sent(qp, &qp->av, skb->len);
 	/* A packet lost on the way is resent after the ACK timeout. */
 	sroce_qp_xmit(qp, &qp->av, skb);
 	return IB_WC_SUCCESS;
@@ -555,7 +560,7 @@ void sroce_req_send(struct sroce_qp *qp)
 			rq->failed = true;
 			break;
 		}
-		if (!sroce_req_may_send(qp, e))
+		if (!sroce_req_may_send(qp, e) || !sroce_cc_may_send(qp))
 			break;
 
 		status = sroce_req_packet(qp, rq->cur, e, rq->cur_pkt);

@@ -9,6 +9,7 @@
 #include <rdma/sroce-abi.h>
 
 #include "av.h"
+#include "cc.h"
 #include "counters.h"
 #include "cq.h"
 #include "device.h"
@@ -75,6 +76,8 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
+	.device_group = &sroce_cc_group,
+
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_pd = sroce_alloc_pd,
 	.attach_mcast = sroce_attach_mcast,
@@ -94,6 +97,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_srq = sroce_destroy_srq,
 	.detach_mcast = sroce_detach_mcast,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
+	.fill_res_qp_entry = sroce_cc_fill_res_qp,
 	.get_dma_mr = sroce_get_dma_mr,
 	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,

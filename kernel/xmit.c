@@ -9,8 +9,9 @@
  * (and takes its locks) in its own call stack; that lets every engine
  * transmit while it holds its QP's lock.
  *
- * Every packet a QP sends goes through sroce_qp_xmit(), the QP's transmit
- * gate: the one place where congestion control can pace a QP.
+ * Every packet a QP sends goes through sroce_qp_xmit(), which gives it the
+ * QP's UDP source port and the device's ECN bits; the requester paces
+ * (cc.c) before it builds a packet.
  */
 #include <linux/hash.h>
 #include <linux/ip.h>
@@ -23,6 +24,7 @@
 #include <net/route.h>
 
 #include "av.h"
+#include "cc.h"
 #include "core/icrc.h"
 #include "core/hdr.h"
 #include "counters.h"
@@ -61,14 +63,14 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 }
 
 static struct dst_entry *sroce_route4(struct net *net, struct sk_buff *skb,
-				      const struct sroce_av *av, int oif,
-				      bool *local)
+				      const struct sroce_av *av, u8 tclass,
+				      int oif, bool *local)
 {
 	struct flowi4 fl = {
 		.daddr = av->daddr.s6_addr32[3],
 		.saddr = av->saddr.s6_addr32[3],
 		.flowi4_proto = IPPROTO_UDP,
-		.flowi4_tos = RT_TOS(av->traffic_class),
+		.flowi4_tos = RT_TOS(tclass),
 	};
 	struct rtable *rt;
 	struct iphdr *iph;
@@ -85,7 +87,7 @@ static struct dst_entry *sroce_route4(struct net *net, struct sk_buff *skb,
 	skb_reset_network_header(skb);
 	iph->version = 4;
 	iph->ihl = 5;
-	iph->tos = av->traffic_class;
+	iph->tos = tclass;
 	iph->tot_len = htons(skb->len);
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->hop_limit ?: ip4_dst_hoplimit(&rt->dst);
@@ -99,15 +101,14 @@ static struct dst_entry *sroce_route4(struct net *net, struct sk_buff *skb,
 }
 
 static struct dst_entry *sroce_route6(struct net *net, struct sk_buff *skb,
-				      const struct sroce_av *av, int oif,
-				      bool *local)
+				      const struct sroce_av *av, u8 tclass,
+				      int oif, bool *local)
 {
 	struct flowi6 fl = {
 		.daddr = av->daddr,
 		.saddr = av->saddr,
 		.flowi6_proto = IPPROTO_UDP,
-		.flowlabel = ip6_make_flowinfo(av->traffic_class,
-					       htonl(av->flow_label)),
+		.flowlabel = ip6_make_flowinfo(tclass, htonl(av->flow_label)),
 	};
 	struct ipv6hdr *ip6h;
 	struct dst_entry *dst;
@@ -124,7 +125,7 @@ static struct dst_entry *sroce_route6(struct net *net, struct sk_buff *skb,
 
 	ip6h = skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
-	ip6_flow_hdr(ip6h, av->traffic_class, htonl(av->flow_label));
+	ip6_flow_hdr(ip6h, tclass, htonl(av->flow_label));
 	ip6h->payload_len = htons(paylen);
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->hop_limit ?: ip6_dst_hoplimit(dst);
@@ -138,14 +139,15 @@ static struct dst_entry *sroce_route6(struct net *net, struct sk_buff *skb,
  * sroce_xmit() - encapsulate and send one packet
  * @sdev: the sending device
  * @av: addresses and header fields
+ * @tclass: the IP traffic class (DSCP and ECN)
  * @sport: UDP source port
  * @skb: from sroce_skb_alloc(), filled in; consumed
  *
  * Process context or softirq.
  * Return: 0, or a negative errno (no route, or the packet was dropped).
  */
-int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
-	       struct sk_buff *skb)
+int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
+	       u16 sport, struct sk_buff *skb)
 {
 	struct net *net = dev_net(sdev->ndev);
 	struct dst_entry *dst;
@@ -163,8 +165,8 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
 	uh->check = 0;
 
 	dst = av->ipv6 ?
-	      sroce_route6(net, skb, av, sdev->ndev->ifindex, &local) :
-	      sroce_route4(net, skb, av, sdev->ndev->ifindex, &local);
+	      sroce_route6(net, skb, av, tclass, sdev->ndev->ifindex, &local) :
+	      sroce_route4(net, skb, av, tclass, sdev->ndev->ifindex, &local);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);
@@ -200,7 +202,8 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
  * @skb: from sroce_skb_alloc(), filled in; consumed
  *
  * Every packet of a QP, requests and responses, leaves through here. The
- * UDP source port is the QP's (flow entropy per QP, one path per QP).
+ * UDP source port is the QP's (flow entropy per QP, one path per QP); the
+ * ECN bits are the device's (cc.c).
  *
  * Return: as sroce_xmit().
  */
@@ -210,7 +213,8 @@ int sroce_qp_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 
 	sroce_count(&sdev->counters, SROCE_CNT_TX_PACKETS);
-	return sroce_xmit(sdev, av, sroce_sport(qp->ibqp.qp_num), skb);
+	return sroce_xmit(sdev, av, sroce_cc_tclass(sdev, av->traffic_class),
+			  sroce_sport(qp->ibqp.qp_num), skb);
 }
 
 static void sroce_loop_run(struct tasklet_struct *t)

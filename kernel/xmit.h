@@ -15,8 +15,8 @@ struct sroce_qp;
 struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 				const struct sroce_av *av, unsigned int len,
 				gfp_t gfp);
-int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
-	       struct sk_buff *skb);
+int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
+	       u16 sport, struct sk_buff *skb);
 int sroce_qp_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		  struct sk_buff *skb);
 void sroce_loop_init(struct sroce_dev *sdev);
