@@ -2,7 +2,8 @@
 #
 # sroce: soft RoCEv2 NIC. `make` builds the module and the provider,
 # `make check` runs every test, `make demo` shows it working in a VM,
-# `make fuzz` fuzzes the protocol core (FUZZ_TIME seconds per target).
+# `make fuzz` fuzzes the protocol core (FUZZ_TIME seconds per target),
+# `make cc-demo` plots a congested link with DCQCN off and on.
 #
 # KDIR     kernel build tree (default: /lib/modules/`uname -r`/build when it
 #          exists, else Debian bookworm's own kernel headers, fetched once
@@ -16,7 +17,7 @@ export SROCE_CACHE KERNEL DESTDIR C W
 top := $(CURDIR)
 
 .PHONY: all module provider install install-module install-provider \
-	unit fuzz check demo bench style clean help
+	unit fuzz check demo cc-demo bench style clean help
 
 all: module provider
 
@@ -51,6 +52,11 @@ check:
 
 demo:
 	@$(top)/selftests/demo
+
+# A congested link (3 senders, htb + RED/ECN bottleneck) with DCQCN off and
+# on in one VM boot: data and a PNG in build/cc-demo/ (gnuplot on the host).
+cc-demo:
+	@$(top)/selftests/cc-demo
 
 # perftest and iperf3 on sroce and rdma_rxe in one VM boot; not in `check`.
 bench:
