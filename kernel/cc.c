@@ -57,7 +57,7 @@
  * lost time would run below its rate. At most 64 KiB at the QP's rate,
  * and at most 5 ms.
  */
-#define SROCE_CC_BURST_BYTES	(64 * 1024)
+#define SROCE_CC_BURST_BYTES	(16 * 1024)
 #define SROCE_CC_BURST_MAX_NS	(5 * NSEC_PER_MSEC)
 
 static struct sroce_cc_conf *sroce_cc_conf(struct sroce_dev *sdev)

@@ -77,6 +77,25 @@ hosts_create() {
 			link set veth$i up
 		EOF
 	done
+	hosts_rps "$n"
+}
+
+# A QP's packets may leave from either CPU (the doorbell's, a timer's, the
+# ACK's softirq), and veth queues each on the sending CPU's backlog, so two
+# packets of one QP sent from two CPUs can pass each other: RC takes that
+# for a loss (NAK, go-back-N resend). RPS on every veth end, keyed on the
+# flow hash (the QP's UDP source port), keeps each flow on one CPU, as a
+# multiqueue NIC's hash keeps it on one queue.
+hosts_rps() {
+	local n=$1 i mask
+	mask=$(printf '%x' $(((1 << $(nproc)) - 1)))
+	for ((i = 1; i <= n; i++)); do
+		ip netns exec "h$i" sh -c "echo $mask >/sys/class/net/veth$i/queues/rx-0/rps_cpus" ||
+			return 1
+		[ "$n" -gt 2 ] || continue
+		ip netns exec hsw sh -c "echo $mask >/sys/class/net/p$i/queues/rx-0/rps_cpus" ||
+			return 1
+	done
 }
 
 # sroce_add I: like udev's rdma rules on a real host, also load the verbs

@@ -39,6 +39,16 @@
 #   free no bottleneck qdisc, only the report: what the senders reach
 #        (for choosing DCQCN_RATE on another machine).
 #
+# DCQCN_PARAMS defaults to mlx5's knobs scaled to this link (TCG: RTTs of
+# milliseconds, not microseconds; 60 Mbit/s, not 100 Gbit/s): every period
+# about 100 times longer, the steps 5 to 25 times smaller, the line the
+# bottleneck's rate, and R_T = R_C on every cut as in the paper:
+#   rpg_max_rate=RATE clamp_tgt_rate=1 rpg_time_reset=20000
+#   rpg_byte_reset=131072 rpg_threshold=5 rpg_ai_rate=1 rpg_hai_rate=2
+#   dce_tcp_rtt=10000 rate_reduce_monitor_period=10000
+#   min_time_between_cnps=10000
+# (DCQCN_PARAMS= for mlx5's own defaults.)
+#
 # Knobs: DCQCN_RATE (Mbit/s, 60), DCQCN_KMIN/DCQCN_KMAX (bytes; default
 # 2 ms and 8 ms of the rate), DCQCN_PMAX (0.05), DCQCN_DURATION (s, 16, of
 # the first two flows; the third runs DCQCN_DURATION / 2),
@@ -54,7 +64,10 @@ ktap_require root cmd:rdma cmd:tc cmd:python3 cmd:ib_write_bw module:sroce \
 	module:veth module:bridge module:sch_htb module:sch_red
 
 MODES=${DCQCN_MODES:-off on}
-RATE=${DCQCN_RATE:-60}				# Mbit/s
+RATE=${DCQCN_RATE:-60}
+TCG_PARAMS="rpg_max_rate=$RATE clamp_tgt_rate=1 rpg_time_reset=20000
+rpg_byte_reset=131072 rpg_threshold=5 rpg_ai_rate=1 rpg_hai_rate=2
+dce_tcp_rtt=10000 rate_reduce_monitor_period=10000 min_time_between_cnps=10000"				# Mbit/s
 KMIN=${DCQCN_KMIN:-$((RATE * 250))}		# bytes: 2 ms at RATE
 KMAX=${DCQCN_KMAX:-$((RATE * 1000))}		# 8 ms
 PMAX=${DCQCN_PMAX:-0.05}
@@ -140,11 +153,19 @@ bottleneck() {
 	tc -n hsw qdisc del dev "$BN" root 2>/dev/null
 	[ "$1" = free ] && return 0
 	# htb's burst: 4 ms at the rate, so that a late timer under TCG
-	# costs no throughput
-	tc -n hsw qdisc add dev "$BN" root handle 1: htb default 1 &&
+	# costs no throughput. RoCEv2 (UDP 4791) takes the bottleneck class,
+	# as a switch gives RoCE its own ECN-marking queue; the rest (the
+	# programs' TCP exchange, which RED would drop, holding a late flow's
+	# start back by seconds of TCP retransmission) a class of its own.
+	tc -n hsw qdisc add dev "$BN" root handle 1: htb default 2 &&
 	tc -n hsw class add dev "$BN" parent 1: classid 1:1 htb \
 		rate "${RATE}mbit" ceil "${RATE}mbit" \
 		burst $((RATE * 500)) cburst $((RATE * 500)) &&
+	tc -n hsw class add dev "$BN" parent 1: classid 1:2 htb \
+		rate 100mbit &&
+	tc -n hsw filter add dev "$BN" parent 1: protocol ip prio 1 u32 \
+		match ip protocol 17 0xff match ip dport 4791 0xffff \
+		flowid 1:1 &&
 	tc -n hsw qdisc add dev "$BN" parent 1:1 handle 10: red \
 		limit "$LIMIT" min "$KMIN" max "$KMAX" avpkt 1100 \
 		burst "$burst" probability "$PMAX" bandwidth "${RATE}mbit" ecn &&
@@ -164,7 +185,7 @@ cc_set() {
 			continue
 		fi
 		if [ "$1" = on ]; then
-			kv="enable_rp=1 enable_np=1 ecn=2 ${DCQCN_PARAMS:-}"
+			kv="enable_rp=1 enable_np=1 ecn=2 ${DCQCN_PARAMS-$TCG_PARAMS}"
 		else
 			kv="enable_rp=0 enable_np=0 ecn=0"
 		fi
@@ -208,10 +229,13 @@ cdelta() {
 flow_port() { echo $((18500 + $1)); }
 
 # flow I DURATION: ib_write_bw from host I to the receiver for DURATION
-# seconds; its server was started by servers
+# seconds; its server was started by servers. The client polls its CQ
+# without pause: at nice 19, so that on the VM's two CPUs the softirqs
+# that move the packets (the bridge, the bottleneck's qdisc, sroce) are
+# not starved by three spinning clients.
 flow() {
 	local i=$1
-	host_exec "$i" timeout $(($2 + 60)) ib_write_bw -d "sroce_h$i" \
+	host_exec "$i" timeout $(($2 + 60)) nice -n 19 ib_write_bw -d "sroce_h$i" \
 		-x "${GID[i]}" -p "$(flow_port "$i")" -D "$2" -F \
 		"$(host_ip "$RCV")" >"$tmp/client$i" 2>&1 &
 	CPID[i]=$!
