@@ -54,11 +54,10 @@
 /*
  * How far behind its schedule a paced QP may catch up at once: timers fire
  * late (a virtual machine's by milliseconds), and a pacer that forgot the
- * lost time would run below its rate. At most 64 KiB at the QP's rate,
- * and at most 5 ms.
+ * lost time would run below its rate. At most 16 KiB: more, and a few
+ * QPs catching up at once fill a switch queue.
  */
 #define SROCE_CC_BURST_BYTES	(16 * 1024)
-#define SROCE_CC_BURST_MAX_NS	(5 * NSEC_PER_MSEC)
 
 static struct sroce_cc_conf *sroce_cc_conf(struct sroce_dev *sdev)
 {
