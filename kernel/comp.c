@@ -84,13 +84,20 @@ bool sroce_comp_failed(struct sroce_qp *qp)
 	struct sroce_req *rq = &qp->req;
 	struct sroce_sq_wqe *e;
 
-	if (!rq->failed || rq->head != rq->cur)
+	/*
+	 * Once: between our caller's unlock and the QP reaching the error
+	 * state, another context (a packet on another CPU, the doorbell) may
+	 * ask again, and must not complete the next WQE with an error of its
+	 * own: it is flushed.
+	 */
+	if (!rq->failed || rq->failed_done || rq->head != rq->cur)
 		return false;
 	if (rq->head != qp->sq.index) {
 		e = sroce_comp_wqe(qp, rq->head);
 		sroce_comp_retire(qp, e, e->status ?: IB_WC_LOC_QP_OP_ERR);
 	}
 	sroce_req_disarm(qp);
+	rq->failed_done = true;
 	return true;
 }
 

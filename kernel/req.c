@@ -273,6 +273,7 @@ void sroce_req_start(struct sroce_qp *qp)
 	sroce_rc_retry_init(&rq->retry, qp->retry_cnt, qp->rnr_retry);
 	rq->rnr_wait = false;
 	rq->failed = false;
+	rq->failed_done = false;
 	sroce_cc_qp_start(qp);
 	spin_unlock(&qp->sq_lock);
 }
@@ -657,7 +658,11 @@ int sroce_req_doorbell(struct sroce_qp *qp)
 	sroce_req_send(qp);
 	failed = sroce_comp_failed(qp);
 	spin_unlock_bh(&qp->sq_lock);
-	if (failed)
+	/*
+	 * Another context may have moved the QP to error (and flushed) while
+	 * we waited for the lock: flush what we were rung for too.
+	 */
+	if (failed || READ_ONCE(qp->state) == IB_QPS_ERR)
 		sroce_qp_error(qp);
 	return 0;
 }

@@ -54,6 +54,7 @@ struct sroce_req {
 	struct timer_list timer;	/* ACK timeout or RNR wait */
 	bool rnr_wait;			/* the timer runs for an RNR NAK */
 	bool failed;			/* a WQE failed: send nothing more */
+	bool failed_done;		/* it completed: the rest flush */
 	bool dying;			/* destroy: never arm the timer */
 };
 
