@@ -180,6 +180,17 @@ resources_back() {
 }
 
 # wait_listen HOST PORT: wait until a TCP server listens on PORT in HOST
+# kill9 PID...: SIGKILL each of the background programs a test started,
+# and reap those that are its children (for EXIT traps)
+kill9() {
+	local p
+	for p; do
+		kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	return 0
+}
+
 wait_listen() { wait_for 10 host_listening "$1" "$2"; }
 
 # app_pair GIDOPT PROG SRV_HOST SRV_DEV CLI_HOST CLI_DEV FAMILY SERVER_IP

@@ -91,10 +91,7 @@ done
 tmp=$(mktemp -d)
 pids=()
 cleanup() {	# set after hosts_create, which sets its own trap
-	local p
-	for p in ${pids[@]+"${pids[@]}"}; do
-		kill -9 "$p" 2>/dev/null
-	done
+	kill9 ${pids[@]+"${pids[@]}"}
 	rm -rf "$tmp"
 	hosts_cleanup
 }

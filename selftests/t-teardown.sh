@@ -37,10 +37,7 @@ sroce_add 2
 tmp=$(mktemp -d)
 PIDS=()
 cleanup() {
-	local p
-	for p in ${PIDS[@]+"${PIDS[@]}"}; do
-		kill -9 "$p" 2>/dev/null
-	done
+	kill9 ${PIDS[@]+"${PIDS[@]}"}
 	rm -rf "$tmp"
 	hosts_cleanup
 }
@@ -82,11 +79,7 @@ start() {
 	return 1
 }
 kill_apps() {
-	local p
-	for p in ${PIDS[@]+"${PIDS[@]}"}; do
-		kill -9 "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	kill9 ${PIDS[@]+"${PIDS[@]}"}
 	PIDS=()
 }
 start_once() {
