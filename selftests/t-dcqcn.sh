@@ -41,11 +41,12 @@
 #
 # DCQCN_PARAMS defaults to mlx5's knobs scaled to this link (TCG: RTTs of
 # milliseconds, not microseconds; 60 Mbit/s, not 100 Gbit/s): every period
-# about 100 times longer, the steps 5 to 25 times smaller, the line the
-# bottleneck's rate, and R_T = R_C on every cut as in the paper:
+# about 100 times longer, the steps 5 to 50 times smaller, cuts half as
+# deep, the line the bottleneck's rate, and R_T = R_C on every cut as in
+# the paper:
 #   rpg_max_rate=RATE clamp_tgt_rate=1 rpg_time_reset=20000
-#   rpg_byte_reset=131072 rpg_threshold=5 rpg_ai_rate=1 rpg_hai_rate=2
-#   dce_tcp_rtt=10000 rate_reduce_monitor_period=10000
+#   rpg_byte_reset=131072 rpg_threshold=5 rpg_ai_rate=1 rpg_hai_rate=1
+#   rpg_gd=12 dce_tcp_rtt=10000 rate_reduce_monitor_period=10000
 #   min_time_between_cnps=10000
 # (DCQCN_PARAMS= for mlx5's own defaults.)
 #
@@ -66,7 +67,7 @@ ktap_require root cmd:rdma cmd:tc cmd:python3 cmd:ib_write_bw module:sroce \
 MODES=${DCQCN_MODES:-off on}
 RATE=${DCQCN_RATE:-60}
 TCG_PARAMS="rpg_max_rate=$RATE clamp_tgt_rate=1 rpg_time_reset=20000
-rpg_byte_reset=131072 rpg_threshold=5 rpg_ai_rate=1 rpg_hai_rate=2
+rpg_byte_reset=131072 rpg_threshold=5 rpg_ai_rate=1 rpg_hai_rate=1 rpg_gd=12
 dce_tcp_rtt=10000 rate_reduce_monitor_period=10000 min_time_between_cnps=10000"				# Mbit/s
 KMIN=${DCQCN_KMIN:-$((RATE * 250))}		# bytes: 2 ms at RATE
 KMAX=${DCQCN_KMAX:-$((RATE * 1000))}		# 8 ms
