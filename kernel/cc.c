@@ -9,13 +9,15 @@
  * peer makes the QP send a CNP to its peer QP, at most one per
  * min_time_between_cnps; from the softirq that received the packet.
  *
- * Reaction point: a CNP for an RC or UC QP in RTS cuts the QP's rate
- * (core/dcqcn.c, under the QP's sq_lock); the requester asks
- * sroce_cc_may_send() before each request packet and tells
- * sroce_cc_sent() its size after; while the QP is limited, packets are
- * spaced at its rate and a soft hrtimer (holding a QP reference) resumes
- * the requester when the next one may go. Responses (ACKs, READ
- * responses) are not paced.
+ * Reaction point: a CNP for an RC or UC QP in RTR, RTS or SQD cuts the
+ * QP's rate (core/dcqcn.c, under the QP's cc.lock). One schedule paces all
+ * the data a QP sends, as a NIC's per-QP rate limiter does: the requester
+ * asks sroce_cc_may_send() before each request packet, the responder
+ * sroce_cc_resp_may_send() before each READ response, and both tell
+ * sroce_cc_sent() the size after. While the QP is limited, packets are
+ * spaced at its rate; a soft hrtimer (holding a QP reference) resumes the
+ * requester when the next one may go, and the responder's own timer its
+ * tasklet. ACKs, NAKs and atomic responses are not paced.
  *
  * Knobs: /sys/class/infiniband/<dev>/cc/, one file per parameter; a write
  * is checked whole, then the device's configuration is replaced by a
@@ -143,6 +145,26 @@ static u32 sroce_cc_rate(struct sroce_dev *sdev,
 	return rate;
 }
 
+/*
+ * May the QP send a packet now? If not, *@when is when it may. cc.lock
+ * held.
+ */
+static bool sroce_cc_pace_ok(struct sroce_dev *sdev, struct sroce_cc_qp *cq,
+			     u64 *when)
+{
+	bool rp;
+
+	if (!sroce_cc_rate(sdev, &cq->rp))
+		return true;
+	rcu_read_lock();
+	rp = sroce_cc_conf(sdev)->rp;
+	rcu_read_unlock();
+	if (!rp || ktime_get_ns() >= cq->next_ns)
+		return true;
+	*when = cq->next_ns;
+	return false;
+}
+
 static enum hrtimer_restart sroce_cc_pacer_fire(struct hrtimer *t)
 {
 	struct sroce_qp *qp = container_of(t, struct sroce_qp, cc.pacer);
@@ -164,24 +186,29 @@ static enum hrtimer_restart sroce_cc_pacer_fire(struct hrtimer *t)
 /* A new QP. */
 void sroce_cc_qp_init(struct sroce_qp *qp)
 {
+	spin_lock_init(&qp->cc.lock);
 	hrtimer_init(&qp->cc.pacer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	qp->cc.pacer.function = sroce_cc_pacer_fire;
 	atomic64_set(&qp->cc.last_cnp_ns, 0);
 }
 
 /**
- * sroce_cc_qp_start() - an RC or UC QP enters RTS: unlimited
- * @qp: the QP; sq_lock held
+ * sroce_cc_qp_start() - an RC or UC QP enters RTR: unlimited
+ * @qp: the QP; qp->lock held
+ *
+ * From RTR on, the QP may send READ responses, which its rate paces.
  */
 void sroce_cc_qp_start(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 
+	spin_lock(&qp->cc.lock);
 	rcu_read_lock();
 	sroce_dcqcn_rp_init(&qp->cc.rp, &sroce_cc_conf(sdev)->p,
 			    READ_ONCE(sdev->cc.line_kbps), ktime_get_ns());
 	rcu_read_unlock();
 	qp->cc.next_ns = 0;
+	spin_unlock(&qp->cc.lock);
 }
 
 /**
@@ -204,23 +231,42 @@ bool sroce_cc_may_send(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_cc_qp *cq = &qp->cc;
-	bool rp;
+	u64 when;
+	bool ok;
 
-	if (!sroce_cc_rate(sdev, &cq->rp))
-		return true;
-	rcu_read_lock();
-	rp = sroce_cc_conf(sdev)->rp;
-	rcu_read_unlock();
-	if (!rp || ktime_get_ns() >= cq->next_ns)
+	spin_lock(&cq->lock);
+	ok = sroce_cc_pace_ok(sdev, cq, &when);
+	spin_unlock(&cq->lock);
+	if (ok)
 		return true;
 	if (!cq->armed && !qp->req.dying) {
 		cq->armed = true;
 		kref_get(&qp->ref);
-		hrtimer_start(&cq->pacer, ns_to_ktime(cq->next_ns),
+		hrtimer_start(&cq->pacer, ns_to_ktime(when),
 			      HRTIMER_MODE_ABS_SOFT);
 		sroce_count(&sdev->counters, SROCE_CNT_RP_PACED);
 	}
 	return false;
+}
+
+/**
+ * sroce_cc_resp_may_send() - may the responder send its next READ response?
+ * @qp: an RC QP; resp_lock held
+ * @when: set, when the answer is no, to when it may
+ *
+ * Return: true, or false; the responder then arms its own timer.
+ */
+bool sroce_cc_resp_may_send(struct sroce_qp *qp, u64 *when)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	bool ok;
+
+	spin_lock(&qp->cc.lock);
+	ok = sroce_cc_pace_ok(sdev, &qp->cc, when);
+	spin_unlock(&qp->cc.lock);
+	if (!ok)
+		sroce_count(&sdev->counters, SROCE_CNT_RP_PACED);
+	return ok;
 }
 
 static void sroce_cc_trace_rate(struct sroce_qp *qp, u32 old_rc,
@@ -234,8 +280,8 @@ static void sroce_cc_trace_rate(struct sroce_qp *qp, u32 old_rc,
 }
 
 /**
- * sroce_cc_sent() - a request packet left the QP
- * @qp: the QP; sq_lock held
+ * sroce_cc_sent() - a request packet or a READ response left the QP
+ * @qp: the QP; sq_lock or resp_lock held
  * @av: its address vector
  * @len: its transport bytes (BTH to pad)
  */
@@ -245,16 +291,20 @@ void sroce_cc_sent(struct sroce_qp *qp, const struct sroce_av *av,
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_cc_qp *cq = &qp->cc;
 	u32 bytes = sroce_cc_wire_bytes(av, len);
-	u32 old_rc = cq->rp.rc, old_inc = cq->rp.increases;
-	bool was_limited = cq->rp.limited;
-	u64 now = ktime_get_ns();
-	u32 rate;
+	u32 old_rc, old_inc, rate;
+	bool was_limited;
+	u64 now;
 
 	rcu_read_lock();
 	if (!sroce_cc_conf(sdev)->rp) {
 		rcu_read_unlock();
 		return;
 	}
+	spin_lock(&cq->lock);
+	old_rc = cq->rp.rc;
+	old_inc = cq->rp.increases;
+	was_limited = cq->rp.limited;
+	now = ktime_get_ns();
 	sroce_dcqcn_rp_sent(&cq->rp, &sroce_cc_conf(sdev)->p, bytes, now);
 	rcu_read_unlock();
 	rate = sroce_cc_rate(sdev, &cq->rp);
@@ -269,6 +319,7 @@ void sroce_cc_sent(struct sroce_qp *qp, const struct sroce_av *av,
 		atomic64_add(cq->rp.increases - old_inc,
 			     &sdev->counters.val[SROCE_CNT_RP_RATE_INCREASES]);
 	sroce_cc_trace_rate(qp, old_rc, was_limited, false);
+	spin_unlock(&cq->lock);
 }
 
 /* Does the IP header say Congestion Experienced? */
@@ -339,19 +390,23 @@ out:
  * @sdev: the device
  * @qp: the QP it names, from its peer's address if connected (checked)
  *
- * Softirq. An RC or UC QP in RTS with the reaction point on cuts its rate;
- * every other CNP is counted as ignored.
+ * Softirq. An RC or UC QP in RTR, RTS or SQD (one that answers READs in
+ * RTR too) with the reaction point on cuts its rate; every other CNP is
+ * counted as ignored.
  */
 void sroce_cc_rcv_cnp(struct sroce_dev *sdev, struct sroce_qp *qp)
 {
 	struct sroce_cc_qp *cq = &qp->cc;
 	bool handled = false, cut = false, was_limited;
+	enum ib_qp_state state;
 	u32 old_rc;
 
 	rcu_read_lock();
-	spin_lock(&qp->sq_lock);
+	spin_lock(&cq->lock);
+	state = READ_ONCE(qp->state);
 	if (sroce_cc_conf(sdev)->rp && sroce_qp_connected(qp) &&
-	    READ_ONCE(qp->state) == IB_QPS_RTS && !qp->req.dying) {
+	    (state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	     state == IB_QPS_SQD) && !READ_ONCE(qp->dying)) {
 		old_rc = cq->rp.rc;
 		was_limited = cq->rp.limited;
 		cut = sroce_dcqcn_rp_cnp(&cq->rp, &sroce_cc_conf(sdev)->p,
@@ -359,7 +414,7 @@ void sroce_cc_rcv_cnp(struct sroce_dev *sdev, struct sroce_qp *qp)
 		handled = true;
 		sroce_cc_trace_rate(qp, old_rc, was_limited, cut);
 	}
-	spin_unlock(&qp->sq_lock);
+	spin_unlock(&cq->lock);
 	rcu_read_unlock();
 	sroce_count(&sdev->counters, handled ? SROCE_CNT_RP_CNP_HANDLED :
 		    SROCE_CNT_RP_CNP_IGNORED);
@@ -379,12 +434,12 @@ int sroce_cc_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 
 	if (!sroce_qp_connected(qp))
 		return 0;
-	spin_lock_bh(&qp->sq_lock);
+	spin_lock_bh(&qp->cc.lock);
 	limited = qp->cc.rp.limited;
 	rc = qp->cc.rp.rc;
 	rt = qp->cc.rp.rt;
 	alpha = qp->cc.rp.alpha;
-	spin_unlock_bh(&qp->sq_lock);
+	spin_unlock_bh(&qp->cc.lock);
 	table = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;

@@ -43,12 +43,16 @@ struct sroce_cc_dev {
 };
 
 /*
- * One QP's congestion control. The reaction point and the pacer are the
- * requester's, under qp->sq_lock; the notification point is lock-free.
+ * One QP's congestion control. The reaction point and the pacer's
+ * schedule are shared by the requester (requests) and the responder (READ
+ * responses), under @lock, a leaf lock taken with bottom halves off. The
+ * requester's timer and @armed are under qp->sq_lock; the responder has
+ * its own timer (rcresp.h). The notification point is lock-free.
  */
 struct sroce_cc_qp {
+	spinlock_t lock;		/* rp, next_ns */
 	struct sroce_dcqcn_rp rp;
-	u64 next_ns;			/* the pacer: earliest next request */
+	u64 next_ns;			/* the pacer: earliest next packet */
 	struct hrtimer pacer;		/* armed: holds a QP reference */
 	bool armed;
 	atomic64_t last_cnp_ns;		/* NP: when this QP last sent one */
@@ -65,6 +69,7 @@ void sroce_cc_qp_init(struct sroce_qp *qp);
 void sroce_cc_qp_start(struct sroce_qp *qp);
 void sroce_cc_qp_stop(struct sroce_qp *qp);
 bool sroce_cc_may_send(struct sroce_qp *qp);
+bool sroce_cc_resp_may_send(struct sroce_qp *qp, u64 *when);
 void sroce_cc_sent(struct sroce_qp *qp, const struct sroce_av *av,
 		   unsigned int len);
 

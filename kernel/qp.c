@@ -496,6 +496,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->mtu = ib_mtu_enum_to_int(min(qp->path_mtu,
 						 sroce_active_mtu(ndev)));
 		sroce_rcresp_start(qp);
+		sroce_cc_qp_start(qp);
 	}
 	if (sroce_qp_connected(qp) && cur == IB_QPS_RTR &&
 	    new == IB_QPS_RTS)
@@ -581,8 +582,10 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_unlock_bh(&qp->lock);
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
 	sroce_mcast_qp_gone(qp);
-	if (sroce_qp_connected(qp))
+	if (sroce_qp_connected(qp)) {
 		sroce_req_stop(qp);
+		sroce_rcresp_stop(qp);
+	}
 	/* The core frees the QP on return: let lookups that found it end. */
 	synchronize_rcu();
 	kref_put(&qp->ref, sroce_qp_release);

@@ -18,6 +18,7 @@
 #include <linux/udp.h>
 #include <rdma/ib_mad.h>
 
+#include "cc.h"
 #include "core/hdr.h"
 #include "core/opcode.h"
 #include "core/pkt.h"
@@ -56,6 +57,15 @@ struct sroce_rr_hdrs {
 	u32 inv_rkey;
 };
 
+/* The QP's rate lets a held-back READ go on. */
+static enum hrtimer_restart sroce_rcresp_pacer_fire(struct hrtimer *t)
+{
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, resp.pacer);
+
+	tasklet_schedule(&qp->resp.task);
+	return HRTIMER_NORESTART;
+}
+
 /**
  * sroce_rcresp_init() - allocate the responder resources of an RC or UC QP
  * @qp: the new QP
@@ -66,6 +76,8 @@ int sroce_rcresp_init(struct sroce_qp *qp)
 {
 	skb_queue_head_init(&qp->resp.backlog);
 	tasklet_setup(&qp->resp.task, sroce_rcresp_task);
+	hrtimer_init(&qp->resp.pacer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	qp->resp.pacer.function = sroce_rcresp_pacer_fire;
 	qp->resp.res = kcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*qp->resp.res),
 			       GFP_KERNEL);
 	return qp->resp.res ? 0 : -ENOMEM;
@@ -77,6 +89,19 @@ void sroce_rcresp_cleanup(struct sroce_qp *qp)
 	tasklet_kill(&qp->resp.task);	/* and returned */
 	skb_queue_purge(&qp->resp.backlog);
 	kfree(qp->resp.res);
+}
+
+/**
+ * sroce_rcresp_stop() - the QP is dying: a paced READ stops waiting
+ * @qp: the QP; qp->dying is set
+ *
+ * The tasklet the timer would have scheduled runs now, sees the QP dying
+ * and lets go of it.
+ */
+void sroce_rcresp_stop(struct sroce_qp *qp)
+{
+	if (hrtimer_cancel(&qp->resp.pacer))
+		tasklet_schedule(&qp->resp.task);
 }
 
 /* Forget the READ being answered and the requests waiting behind it. */
@@ -151,22 +176,28 @@ static void sroce_rcresp_nak(struct sroce_qp *qp, u32 psn,
 }
 
 /*
- * Send up to @max responses of the READ being answered. The MR is looked
- * up again for each burst: once it is deregistered, the rest is not sent
- * (the requester's timer ends the READ).
+ * Send up to @max responses of the READ being answered, as the QP's rate
+ * allows. The MR is looked up again for each burst: once it is
+ * deregistered, the rest is not sent (the requester's timer ends the
+ * READ).
+ *
+ * Return: true when the rate held the READ back: the pacer is armed (the
+ * caller is busy) to schedule the tasklet.
  */
-static void sroce_rcresp_read_burst(struct sroce_qp *qp, u32 max)
+static bool sroce_rcresp_read_burst(struct sroce_qp *qp, u32 max)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_rd *rd = &qp->resp.rd;
 	struct sroce_mr *mr = NULL;
 	u32 end = min(rd->n, rd->k + max);
+	bool paced = false;
+	u64 when;
 
 	if (rd->len) {
 		mr = sroce_mr_get(sdev, rd->rkey);
 		if (!mr) {
 			rd->n = rd->k;
-			return;
+			return false;
 		}
 	}
 	for (; rd->k < end; rd->k++) {
@@ -184,6 +215,13 @@ static void sroce_rcresp_read_burst(struct sroce_qp *qp, u32 max)
 		struct sk_buff *skb;
 		u32 hdr;
 
+		if (!READ_ONCE(qp->dying) &&
+		    !sroce_cc_resp_may_send(qp, &when)) {
+			hrtimer_start(&qp->resp.pacer, ns_to_ktime(when),
+				      HRTIMER_MODE_ABS_SOFT);
+			paced = true;
+			break;
+		}
 		if (rd->n == 1)
 			bth.opcode = SROCE_RC_READ_RESPONSE_ONLY;
 		else if (!rd->k)
@@ -207,10 +245,12 @@ static void sroce_rcresp_read_burst(struct sroce_qp *qp, u32 max)
 				      SROCE_FROM_MR);
 		memset(skb->data + hdr + paylen, 0, bth.pad);
 		rd->va += paylen;
+		sroce_cc_sent(qp, &qp->av, skb->len);
 		sroce_qp_xmit(qp, &qp->av, skb);
 	}
 	if (mr)
 		sroce_mr_put(mr);
+	return paced;
 }
 
 /*
@@ -222,6 +262,7 @@ static void sroce_rcresp_read(struct sroce_qp *qp, u32 psn, u64 va,
 			      u32 rkey, u32 len)
 {
 	struct sroce_resp *rs = &qp->resp;
+	bool paced;
 
 	rs->rd = (struct sroce_rd){
 		.psn = psn,
@@ -230,12 +271,13 @@ static void sroce_rcresp_read(struct sroce_qp *qp, u32 psn, u64 va,
 		.len = len,
 		.n = sroce_rc_npkts(len, qp->mtu),
 	};
-	sroce_rcresp_read_burst(qp, SROCE_READ_BURST);
+	paced = sroce_rcresp_read_burst(qp, SROCE_READ_BURST);
 	rs->unacked = 0;
 	if (rs->rd.k < rs->rd.n && !rs->busy) {
 		rs->busy = true;
 		kref_get(&qp->ref);
-		tasklet_schedule(&rs->task);
+		if (!paced)
+			tasklet_schedule(&rs->task);
 	}
 }
 
@@ -749,10 +791,17 @@ void sroce_rcresp_task(struct tasklet_struct *t)
 	struct sk_buff *skb;
 
 	spin_lock(&qp->resp_lock);
+	if (!rs->busy) {	/* a pacer that fired after the READ ended */
+		spin_unlock(&qp->resp_lock);
+		return;
+	}
 	if (READ_ONCE(qp->dying))
 		sroce_rcresp_abort(rs);
 	if (rs->rd.k < rs->rd.n) {
-		sroce_rcresp_read_burst(qp, SROCE_READ_BURST);
+		if (sroce_rcresp_read_burst(qp, SROCE_READ_BURST)) {
+			spin_unlock(&qp->resp_lock);
+			return;	/* the pacer schedules it again */
+		}
 	} else {
 		skb = __skb_dequeue(&rs->backlog);
 		if (!skb) {

@@ -5,6 +5,7 @@
 #ifndef SROCE_RCRESP_H
 #define SROCE_RCRESP_H
 
+#include <linux/hrtimer.h>
 #include <linux/skbuff.h>
 #include <linux/interrupt.h>
 #include <rdma/sroce-abi.h>
@@ -65,16 +66,23 @@ struct sroce_resp {
 	 * time, so that the receiving host can take them in between. While
 	 * the tasklet owns the responder (@busy), later requests wait in
 	 * @backlog, in order, and the tasklet takes them after the READ.
+	 * While the QP's rate holds the READ back, @pacer schedules the
+	 * tasklet. It is armed while busy (the tasklet's reference covers
+	 * it); should it fire after the READ ended (the rate was lifted and
+	 * the rest sent at once), the tasklet finds the responder idle and
+	 * does nothing. Destroy cancels it (sroce_rcresp_stop()).
 	 */
 	struct sroce_rd rd;
 	bool busy;
 	struct sk_buff_head backlog;
 	struct tasklet_struct task;	/* holds a QP reference while busy */
+	struct hrtimer pacer;
 };
 
 int sroce_rcresp_init(struct sroce_qp *qp);
 void sroce_rcresp_cleanup(struct sroce_qp *qp);
 void sroce_rcresp_start(struct sroce_qp *qp);
+void sroce_rcresp_stop(struct sroce_qp *qp);
 void sroce_rcresp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 		      struct sk_buff *skb, const struct sroce_pkt *pkt);
 void sroce_rcresp_flush(struct sroce_qp *qp);

@@ -274,7 +274,6 @@ void sroce_req_start(struct sroce_qp *qp)
 	rq->rnr_wait = false;
 	rq->failed = false;
 	rq->failed_done = false;
-	sroce_cc_qp_start(qp);
 	spin_unlock(&qp->sq_lock);
 }
 

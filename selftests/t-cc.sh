@@ -12,7 +12,8 @@
 #  - the reaction point: h1 handles them (cuts counted, the rate shown by
 #    `rdma resource show qp`, tracepoints fire); enable_rp=0 ignores them;
 #  - the pacer: with the rate pinned low by the knobs, ib_write_bw moves
-#    data at that rate, not faster;
+#    data at that rate, not faster, and so do the READ responses of
+#    ib_read_bw's responder;
 #  - interop: CNPs from sroce to rdma_rxe are harmless.
 here=$(dirname "$(readlink -f "$0")")
 . "$here/ktap.sh"
@@ -75,7 +76,7 @@ ce_on() {
 ce_off() { host_exec 2 tc qdisc del dev veth2 clsact 2>/dev/null; true; }
 resources_mark 1 2
 
-ktap_plan 31
+ktap_plan 33
 
 # --- the knobs
 check_files() {
@@ -273,34 +274,49 @@ ktap_check "ib_write_bw finished under CNPs" test "$rc" -eq 0
 ce_off
 defaults
 
-# --- the pacer: rpg_max_rate caps a QP that enters RTS after it is set
-setcc 1 rpg_max_rate 40
-# tx_bytes of h1's veth over 3 s in the middle of the run: the bytes the
-# pacer counts (Ethernet header on)
-txb() { host_exec 1 cat /sys/class/net/veth1/statistics/tx_bytes; }
-host_exec 2 ib_write_bw -d sroce_h2 -x "$(roce_gid 2 sroce_h2 4)" \
-	-p 18556 -D 5 -F --report_gbits >"$tmp/p.srv" 2>&1 &
-srv=$!
-wait_listen 2 18556
-host_exec 1 ib_write_bw -d sroce_h1 -x "$(roce_gid 1 sroce_h1 4)" \
-	-p 18556 -D 5 -F --report_gbits "$ip2" >"$tmp/p.cli" 2>&1 &
-cli=$!
-sleep 2
-b0=$(txb)
-t0=${EPOCHREALTIME/./}
-sleep 3
-b1=$(txb)
-t1=${EPOCHREALTIME/./}
-wait $cli
-rc=$?
-wait $srv || rc=1
-ktap_check "ib_write_bw with rpg_max_rate 40 Mbit/s" test "$rc" -eq 0
-kbps=$(( (b1 - b0) * 8000 / (t1 - t0) ))
-gbits=$(awk '$1 == 65536 { print $4 }' "$tmp/p.cli")
-echo "# capped at 40 Mbit/s: $kbps kbit/s on the link; ib_write_bw says ${gbits:-?} Gbit/s"
+# --- the pacer: rpg_max_rate caps a QP that enters RTS after it is set.
+# paced PROG PORT HOST: PROG (ib_write_bw or ib_read_bw) from h1 to h2
+# for 5 s; sets rc (both ends' status) and kbps, HOST's veth tx_bytes over
+# 3 s in the middle of the run: the bytes the pacer counts (Ethernet
+# header on). A WRITE's data leaves the requester (h1), a READ's the
+# responder (h2).
+paced() {
+	local prog=$1 port=$2 h=$3 srv cli b0 b1 t0 t1 gbits
+
+	host_exec 2 "$prog" -d sroce_h2 -x "$(roce_gid 2 sroce_h2 4)" \
+		-p "$port" -D 5 -F --report_gbits >"$tmp/p.srv" 2>&1 &
+	srv=$!
+	wait_listen 2 "$port"
+	host_exec 1 "$prog" -d sroce_h1 -x "$(roce_gid 1 sroce_h1 4)" \
+		-p "$port" -D 5 -F --report_gbits "$ip2" >"$tmp/p.cli" 2>&1 &
+	cli=$!
+	sleep 2
+	b0=$(host_exec "$h" cat "/sys/class/net/veth$h/statistics/tx_bytes")
+	t0=${EPOCHREALTIME/./}
+	sleep 3
+	b1=$(host_exec "$h" cat "/sys/class/net/veth$h/statistics/tx_bytes")
+	t1=${EPOCHREALTIME/./}
+	wait "$cli"
+	rc=$?
+	wait "$srv" || rc=1
+	kbps=$(( (b1 - b0) * 8000 / (t1 - t0) ))
+	gbits=$(awk '$1 == 65536 { print $4 }' "$tmp/p.cli")
+	echo "# $prog capped at 40 Mbit/s: $kbps kbit/s on the link; it says ${gbits:-?} Gbit/s"
+}
 # Never above the cap; below it by what late timers cost under TCG (up to
 # a fifth in a loaded guest); unpaced, this link carries some 200 Mbit/s.
+setcc 1 rpg_max_rate 40
+paced ib_write_bw 18556 1
+ktap_check "ib_write_bw with rpg_max_rate 40 Mbit/s" test "$rc" -eq 0
 ktap_check "the pacer holds the link at 40 Mbit/s or a little under (20..41)" \
+	test "$kbps" -ge 20000 -a "$kbps" -le 41000
+defaults
+# READ responses leave at the responder's QP's rate
+setcc 2 rpg_max_rate 40
+paced ib_read_bw 18557 2
+ktap_check "ib_read_bw with the responder's rpg_max_rate 40 Mbit/s" \
+	test "$rc" -eq 0
+ktap_check "READ responses held at 40 Mbit/s or a little under (20..41)" \
 	test "$kbps" -ge 20000 -a "$kbps" -le 41000
 defaults
 
