@@ -33,7 +33,7 @@
 #        rpg_ai_rate=5"). Asserted, in the steady part of the window in
 #        which all three flows run: no drop at the bottleneck in the whole
 #        run, utilisation >= 90% of the bottleneck rate, Jain's fairness
-#        index >= 0.95, the queue at most Kmax in >= 75% of the samples
+#        index >= 0.95, the queue at most Kmax in >= 65% of the samples
 #        and on average; RED marked, the receiver counted ECN-marked
 #        packets and sent CNPs, the senders handled them and cut their
 #        rates; the late flow reached 80% of its fair share, for 2 s (or
@@ -441,8 +441,8 @@ for m in $MODES; do
 			fcmp "${R_st_util:-0} >= 0.9"
 		ktap_check "on: Jain's fairness index >= 0.95 (${R_st_jain:--})" \
 			fcmp "${R_st_jain:-0} >= 0.95"
-		ktap_check "on: queue <= Kmax $KMAX B in >= 75% of the samples (${R_st_q_le_kmax:--}) and on average (${R_st_q_mean:--})" \
-			fcmp "${R_st_q_le_kmax:-0} >= 0.75 && ${R_st_q_mean:-1e12} <= $KMAX"
+		ktap_check "on: queue <= Kmax $KMAX B in >= 65% of the samples (${R_st_q_le_kmax:--}) and on average (${R_st_q_mean:--})" \
+			fcmp "${R_st_q_le_kmax:-0} >= 0.65 && ${R_st_q_mean:-1e12} <= $KMAX"
 		ktap_check "on: RED marked (${R_marks:--}); the receiver saw ECN-marked packets ($(cdelta np_ecn_marked_roce_packets 4)) and sent CNPs ($(cdelta np_cnp_sent 4))" \
 			fcmp "${R_marks:-0} > 0 && $(cnum np_ecn_marked_roce_packets 4) > 0 && $(cnum np_cnp_sent 4) > 0"
 		ktap_check "on: the senders handled CNPs ($(cdelta rp_cnp_handled 1 2 3)) and cut their rates ($(cdelta rp_rate_cuts 1 2 3))" \
