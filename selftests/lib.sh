@@ -179,7 +179,6 @@ resources_back() {
 	return $ok
 }
 
-# wait_listen HOST PORT: wait until a TCP server listens on PORT in HOST
 # kill9 PID...: SIGKILL each of the background programs a test started,
 # and reap those that are its children (for EXIT traps)
 kill9() {
@@ -191,6 +190,7 @@ kill9() {
 	return 0
 }
 
+# wait_listen HOST PORT: wait until a TCP server listens on PORT in HOST
 wait_listen() { wait_for 10 host_listening "$1" "$2"; }
 
 # app_pair GIDOPT PROG SRV_HOST SRV_DEV CLI_HOST CLI_DEV FAMILY SERVER_IP

@@ -168,10 +168,11 @@ setup() {
 bottleneck() {
 	tc -n hsw qdisc del dev "$BN" root 2>/dev/null
 	[ "$1" = free ] && return 0
-	# htb's burst: HTB_BURST (above). RoCEv2 (UDP 4791) takes the bottleneck class,
-	# as a switch gives RoCE its own ECN-marking queue; the rest (the
-	# programs' TCP exchange, which RED would drop, holding a late flow's
-	# start back by seconds of TCP retransmission) a class of its own.
+	# htb's burst: HTB_BURST (above). RoCEv2 (UDP 4791) takes the
+	# bottleneck class, as a switch gives RoCE its own ECN-marking queue;
+	# the rest (the programs' TCP exchange, which RED would drop, holding
+	# a late flow's start back by seconds of TCP retransmission) a class
+	# of its own.
 	tc -n hsw qdisc add dev "$BN" root handle 1: htb default 2 &&
 	tc -n hsw class add dev "$BN" parent 1: classid 1:1 htb \
 		rate "${RATE}mbit" ceil "${RATE}mbit" \
