@@ -38,7 +38,6 @@
 
 #include "av.h"
 #include "cc.h"
-#include "comp.h"
 #include "core/hdr.h"
 #include "core/icrc.h"
 #include "counters.h"
@@ -172,10 +171,8 @@ static enum hrtimer_restart sroce_cc_pacer_fire(struct hrtimer *t)
 
 	spin_lock(&qp->sq_lock);
 	qp->cc.armed = false;
-	if (!qp->req.dying && READ_ONCE(qp->state) == IB_QPS_RTS) {
-		sroce_req_send(qp);
-		failed = sroce_comp_failed(qp);
-	}
+	if (!qp->req.dying && READ_ONCE(qp->state) == IB_QPS_RTS)
+		failed = sroce_req_resume(qp);
 	spin_unlock(&qp->sq_lock);
 	if (failed)
 		sroce_qp_error(qp);
@@ -193,10 +190,10 @@ void sroce_cc_qp_init(struct sroce_qp *qp)
 }
 
 /**
- * sroce_cc_qp_start() - an RC or UC QP enters RTR: unlimited
+ * sroce_cc_qp_start() - an RC, UC or UD QP enters RTR: unlimited
  * @qp: the QP; qp->lock held
  *
- * From RTR on, the QP may send READ responses, which its rate paces.
+ * From RTR on, an RC QP may send READ responses, which its rate paces.
  */
 void sroce_cc_qp_start(struct sroce_qp *qp)
 {
@@ -223,7 +220,7 @@ void sroce_cc_qp_stop(struct sroce_qp *qp)
 
 /**
  * sroce_cc_may_send() - may the requester send its next packet now?
- * @qp: an RC or UC QP; sq_lock held
+ * @qp: an RC, UC or UD QP; sq_lock held
  *
  * Return: true, or false with the pacer armed to resume the requester.
  */
@@ -332,16 +329,17 @@ bool sroce_cc_skb_ce(const struct sk_buff *skb)
 }
 
 static void sroce_cc_send_cnp(struct sroce_dev *sdev, struct sroce_qp *qp,
+			      const struct sroce_av *to, u32 dqpn,
 			      const struct sroce_cc_conf *conf)
 {
-	struct sroce_av av = qp->av;
+	struct sroce_av av = *to;
 	struct sk_buff *skb;
 	u8 ecn;
 
 	skb = sroce_skb_alloc(sdev, &av, SROCE_CNP_BYTES, GFP_ATOMIC);
 	if (!skb)
 		return;
-	sroce_cnp_build(skb->data, IB_DEFAULT_PKEY_FULL, qp->dest_qpn);
+	sroce_cnp_build(skb->data, IB_DEFAULT_PKEY_FULL, dqpn);
 	ecn = conf->ecn ? conf->ecn : (av.traffic_class & INET_ECN_MASK);
 	av.traffic_class = (conf->p.cnp_dscp << 2) | ecn;
 	skb->priority = conf->p.cnp_802p_prio;
@@ -350,7 +348,32 @@ static void sroce_cc_send_cnp(struct sroce_dev *sdev, struct sroce_qp *qp,
 		return;
 	sroce_count(&sdev->counters, SROCE_CNT_NP_CNP_SENT);
 	trace_sroce_cnp_sent(dev_name(&sdev->ibdev.dev), qp->ibqp.qp_num,
-			     qp->dest_qpn);
+			     dqpn);
+}
+
+/*
+ * The notification point of @qp: send QP @dqpn at @to a CNP unless @qp
+ * sent one less than min_time_between_cnps ago. Softirq.
+ */
+static void sroce_cc_np(struct sroce_dev *sdev, struct sroce_qp *qp,
+			const struct sroce_av *to, u32 dqpn)
+{
+	struct sroce_cc_conf *conf;
+	u64 now, last;
+
+	rcu_read_lock();
+	conf = sroce_cc_conf(sdev);
+	if (!conf->np)
+		goto out;
+	now = ktime_get_ns();
+	last = atomic64_read(&qp->cc.last_cnp_ns);
+	if (last && !sroce_dcqcn_np_may_send(last, true, now, &conf->p))
+		goto out;
+	if (atomic64_cmpxchg(&qp->cc.last_cnp_ns, last, now) != last)
+		goto out;	/* another CPU sends this one */
+	sroce_cc_send_cnp(sdev, qp, to, dqpn, conf);
+out:
+	rcu_read_unlock();
 }
 
 /**
@@ -364,25 +387,38 @@ static void sroce_cc_send_cnp(struct sroce_dev *sdev, struct sroce_qp *qp,
 void sroce_cc_rcv_ce(struct sroce_dev *sdev, struct sroce_qp *qp)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
-	struct sroce_cc_conf *conf;
-	u64 now, last;
 
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
 	    state != IB_QPS_SQD)
 		return;
-	rcu_read_lock();
-	conf = sroce_cc_conf(sdev);
-	if (!conf->np)
-		goto out;
-	now = ktime_get_ns();
-	last = atomic64_read(&qp->cc.last_cnp_ns);
-	if (last && !sroce_dcqcn_np_may_send(last, true, now, &conf->p))
-		goto out;
-	if (atomic64_cmpxchg(&qp->cc.last_cnp_ns, last, now) != last)
-		goto out;	/* another CPU sends this one */
-	sroce_cc_send_cnp(sdev, qp, conf);
-out:
-	rcu_read_unlock();
+	sroce_cc_np(sdev, qp, &qp->av, qp->dest_qpn);
+}
+
+/**
+ * sroce_cc_rcv_ce_ud() - a CE-marked datagram that a UD QP accepted
+ * @sdev: the device
+ * @qp: the UD QP (RTR or RTS, the Q_Key right)
+ * @skb: the datagram, at its UDP header
+ * @sqpn: its source QP (DETH)
+ *
+ * Softirq. Sends the source QP, at the datagram's source address, a CNP
+ * unless this QP sent one (to any source) less than min_time_between_cnps
+ * ago.
+ */
+void sroce_cc_rcv_ce_ud(struct sroce_dev *sdev, struct sroce_qp *qp,
+			const struct sk_buff *skb, u32 sqpn)
+{
+	struct sroce_av av = {};
+
+	if (skb->protocol == htons(ETH_P_IPV6)) {
+		av.ipv6 = true;
+		av.saddr = ipv6_hdr(skb)->daddr;
+		av.daddr = ipv6_hdr(skb)->saddr;
+	} else {
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, &av.saddr);
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &av.daddr);
+	}
+	sroce_cc_np(sdev, qp, &av, sqpn);
 }
 
 /**
@@ -390,9 +426,9 @@ out:
  * @sdev: the device
  * @qp: the QP it names, from its peer's address if connected (checked)
  *
- * Softirq. An RC or UC QP in RTR, RTS or SQD (one that answers READs in
- * RTR too) with the reaction point on cuts its rate; every other CNP is
- * counted as ignored.
+ * Softirq. An RC, UC or UD QP in RTR, RTS or SQD (an RC QP answers READs
+ * in RTR too) with the reaction point on cuts its rate; every other CNP
+ * (the GSI QP's) is counted as ignored.
  */
 void sroce_cc_rcv_cnp(struct sroce_dev *sdev, struct sroce_qp *qp)
 {
@@ -404,7 +440,7 @@ void sroce_cc_rcv_cnp(struct sroce_dev *sdev, struct sroce_qp *qp)
 	rcu_read_lock();
 	spin_lock(&cq->lock);
 	state = READ_ONCE(qp->state);
-	if (sroce_cc_conf(sdev)->rp && sroce_qp_connected(qp) &&
+	if (sroce_cc_conf(sdev)->rp && sroce_qp_has_cc(qp) &&
 	    (state == IB_QPS_RTR || state == IB_QPS_RTS ||
 	     state == IB_QPS_SQD) && !READ_ONCE(qp->dying)) {
 		old_rc = cq->rp.rc;
@@ -432,7 +468,7 @@ int sroce_cc_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 	u32 rc, rt, alpha;
 	bool limited;
 
-	if (!sroce_qp_connected(qp))
+	if (!sroce_qp_has_cc(qp))
 		return 0;
 	spin_lock_bh(&qp->cc.lock);
 	limited = qp->cc.rp.limited;

@@ -74,6 +74,8 @@ void sroce_cc_sent(struct sroce_qp *qp, const struct sroce_av *av,
 		   unsigned int len);
 
 void sroce_cc_rcv_ce(struct sroce_dev *sdev, struct sroce_qp *qp);
+void sroce_cc_rcv_ce_ud(struct sroce_dev *sdev, struct sroce_qp *qp,
+			const struct sk_buff *skb, u32 sqpn);
 void sroce_cc_rcv_cnp(struct sroce_dev *sdev, struct sroce_qp *qp);
 bool sroce_cc_skb_ce(const struct sk_buff *skb);
 

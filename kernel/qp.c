@@ -137,6 +137,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_qp_init_queues(qp, &init->cap, srq, udata, &resp);
 	if (err)
 		goto err_count;
+	sroce_cc_qp_init(qp);
 	if (init->qp_type == IB_QPT_RC || init->qp_type == IB_QPT_UC) {
 		err = sroce_req_init(qp);
 		if (!err) {
@@ -144,9 +145,11 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			if (err)
 				sroce_req_cleanup(qp);
 		}
-		if (err)
-			goto err_queues_only;
+	} else {
+		err = sroce_req_ud_init(qp);
 	}
+	if (err)
+		goto err_queues_only;
 
 	qpn = SROCE_GSI_QPN;
 	if (gsi)
@@ -169,10 +172,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_qpn:
 	xa_erase(&sdev->qp_xa, qpn);
 err_queues:
-	if (init->qp_type == IB_QPT_RC || init->qp_type == IB_QPT_UC) {
+	if (init->qp_type == IB_QPT_RC || init->qp_type == IB_QPT_UC)
 		sroce_rcresp_cleanup(qp);
-		sroce_req_cleanup(qp);
-	}
+	sroce_req_cleanup(qp);
 err_queues_only:
 	sroce_qp_destroy_queues(qp);
 err_count:
@@ -496,8 +498,9 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->mtu = ib_mtu_enum_to_int(min(qp->path_mtu,
 						 sroce_active_mtu(ndev)));
 		sroce_rcresp_start(qp);
-		sroce_cc_qp_start(qp);
 	}
+	if (sroce_qp_has_cc(qp) && cur == IB_QPS_INIT && new == IB_QPS_RTR)
+		sroce_cc_qp_start(qp);
 	if (sroce_qp_connected(qp) && cur == IB_QPS_RTR &&
 	    new == IB_QPS_RTS)
 		sroce_req_start(qp);
@@ -582,18 +585,16 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_unlock_bh(&qp->lock);
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
 	sroce_mcast_qp_gone(qp);
-	if (sroce_qp_connected(qp)) {
-		sroce_req_stop(qp);
+	sroce_req_stop(qp);
+	if (sroce_qp_connected(qp))
 		sroce_rcresp_stop(qp);
-	}
 	/* The core frees the QP on return: let lookups that found it end. */
 	synchronize_rcu();
 	kref_put(&qp->ref, sroce_qp_release);
 	wait_for_completion(&qp->free);
-	if (sroce_qp_connected(qp)) {
+	if (sroce_qp_connected(qp))
 		sroce_rcresp_cleanup(qp);
-		sroce_req_cleanup(qp);
-	}
+	sroce_req_cleanup(qp);
 	sroce_qp_destroy_queues(qp);
 	atomic_dec(&sdev->num_qp);
 	return 0;

@@ -58,9 +58,9 @@ struct sroce_qp {
 	u32 mtu;			/* path MTU in bytes, for RC and UC */
 	struct sroce_av av;
 
-	struct sroce_req req;		/* RC, UC: under sq_lock */
+	struct sroce_req req;		/* under sq_lock */
 	struct sroce_resp resp;		/* RC, UC: under resp_lock */
-	struct sroce_cc_qp cc;		/* RC, UC: DCQCN */
+	struct sroce_cc_qp cc;		/* RC, UC, UD: DCQCN */
 
 	/* Kernel QPs (kverbs.c): producers of the rings, the send engine. */
 	spinlock_t post_lock;		/* leaf; any context */
@@ -76,6 +76,12 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 static inline bool sroce_qp_connected(const struct sroce_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
+}
+
+/* RC, UC and UD QPs have DCQCN (cc.c); the GSI QP does not. */
+static inline bool sroce_qp_has_cc(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type != IB_QPT_GSI;
 }
 
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

@@ -7,8 +7,9 @@
  * arrive (comp.c).
  *
  * UD: one packet per WQE, completed when handed to the network, as on
- * hardware. UC: a message is segmented at the path MTU and completed when
- * its last packet is sent. RC: the same, plus RDMA READ and atomics; a WQE
+ * hardware; the QP's rate paces them (cc.c), as it paces RC and UC.
+ * UC: a message is segmented at the path MTU and completed when its last
+ * packet is sent. RC: the same, plus RDMA READ and atomics; a WQE
  * completes when acknowledged (comp.c), and go-back-N resends from the
  * oldest unacknowledged PSN after a NAK or the ACK timeout.
  */
@@ -187,39 +188,52 @@ static enum ib_wc_status sroce_req_ud_one(struct sroce_qp *qp,
 	}
 	memset(p + hdr + len, 0, pad);
 	qp->sq_psn = sroce_psn_next(qp->sq_psn);
+	if (qp->ibqp.qp_type == IB_QPT_UD)
+		sroce_cc_sent(qp, &av, hdr + len + pad);
 	/* A datagram lost on the way is not an error of the sender. */
 	sroce_qp_xmit(qp, &av, skb);
 	return IB_WC_SUCCESS;
 }
 
-/* Send every posted WQE of a UD QP; false when the QP must go to error. */
+/**
+ * sroce_req_ud_init() - allocate the send state of a new UD or GSI QP
+ * @qp: the QP
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int sroce_req_ud_init(struct sroce_qp *qp)
+{
+	qp->req.ud = kmalloc(sizeof(*qp->req.ud), GFP_KERNEL);
+	return qp->req.ud ? 0 : -ENOMEM;
+}
+
+/*
+ * Send the posted WQEs of a UD or GSI QP, as far as a UD QP's pacer lets
+ * it (it resumes the rest); sq_lock held, bottom halves off. Return: false
+ * when the QP must go to error.
+ */
 static bool sroce_req_ud(struct sroce_qp *qp)
 {
-	struct sroce_swqe *s;
-	bool ok = true;
-	int n;
+	bool paced = qp->ibqp.qp_type == IB_QPT_UD;
+	struct sroce_swqe *s = qp->req.ud;
+	int n = sroce_queue_pending(&qp->sq);
 
-	s = kmalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return true;	/* the WQEs stay posted for the next doorbell */
-
-	spin_lock_bh(&qp->sq_lock);
-	n = sroce_queue_pending(&qp->sq);
 	if (n < 0)
-		ok = false;
-	while (ok && n-- > 0 && READ_ONCE(qp->state) == IB_QPS_RTS) {
+		return false;
+	while (n-- > 0 && READ_ONCE(qp->state) == IB_QPS_RTS) {
 		enum ib_wc_status status = IB_WC_LOC_QP_OP_ERR;
 
+		if (paced && !sroce_cc_may_send(qp))
+			break;
 		if (!sroce_req_fetch(qp, s))
 			status = sroce_req_ud_one(qp, s);
 		/* The slot is free before the completion says so (comp.c). */
 		sroce_queue_consume(&qp->sq, 1);
 		sroce_req_complete(qp, &s->w, status);
-		ok = status == IB_WC_SUCCESS;
+		if (status != IB_WC_SUCCESS)
+			return false;
 	}
-	spin_unlock_bh(&qp->sq_lock);
-	kfree(s);
-	return ok;
+	return true;
 }
 
 /* -- RC and UC ---------------------------------------------------------- */
@@ -239,14 +253,14 @@ int sroce_req_init(struct sroce_qp *qp)
 	if (!rq->wqe)
 		return -ENOMEM;
 	timer_setup(&rq->timer, sroce_comp_timer, 0);
-	sroce_cc_qp_init(qp);
 	return 0;
 }
 
-/* Free it; the timer is stopped (sroce_req_stop()). */
+/* Free the send state of any QP; the timers are stopped (sroce_req_stop()). */
 void sroce_req_cleanup(struct sroce_qp *qp)
 {
 	kvfree(qp->req.wqe);
+	kfree(qp->req.ud);
 }
 
 /**
@@ -317,15 +331,15 @@ void sroce_req_disarm(struct sroce_qp *qp)
 }
 
 /**
- * sroce_req_stop() - the QP is being destroyed: stop the timer for good
- * @qp: the QP; no lock held
+ * sroce_req_stop() - the QP is being destroyed: stop its timers for good
+ * @qp: the QP, of any type; no lock held
  */
 void sroce_req_stop(struct sroce_qp *qp)
 {
 	spin_lock_bh(&qp->sq_lock);
 	qp->req.dying = true;
 	spin_unlock_bh(&qp->sq_lock);
-	if (del_timer_sync(&qp->req.timer))
+	if (sroce_qp_connected(qp) && del_timer_sync(&qp->req.timer))
 		sroce_qp_put(qp);
 	sroce_cc_qp_stop(qp);
 }
@@ -593,6 +607,20 @@ void sroce_req_send(struct sroce_qp *qp)
 }
 
 /**
+ * sroce_req_resume() - send what may be sent, for any QP type
+ * @qp: the QP; sq_lock held, bottom halves off
+ *
+ * Return: true when the QP must go to error (sroce_qp_error()).
+ */
+bool sroce_req_resume(struct sroce_qp *qp)
+{
+	if (!sroce_qp_connected(qp))
+		return !sroce_req_ud(qp);
+	sroce_req_send(qp);
+	return sroce_comp_failed(qp);
+}
+
+/**
  * sroce_req_seek() - move the send cursor to a PSN
  * @qp: the QP; sq_lock held
  * @psn: the PSN to send next: una, after a NAK, a timeout, an RNR NAK, or
@@ -648,14 +676,8 @@ int sroce_req_doorbell(struct sroce_qp *qp)
 		sroce_qp_error(qp);
 		return 0;
 	}
-	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
-		if (!sroce_req_ud(qp))
-			sroce_qp_error(qp);
-		return 0;
-	}
 	spin_lock_bh(&qp->sq_lock);
-	sroce_req_send(qp);
-	failed = sroce_comp_failed(qp);
+	failed = sroce_req_resume(qp);
 	spin_unlock_bh(&qp->sq_lock);
 	/*
 	 * Another context may have moved the QP to error (and flushed) while

@@ -13,6 +13,7 @@
 #include "core/rc.h"
 
 struct sroce_qp;
+struct sroce_swqe;
 
 /*
  * A send WQE of an RC or UC QP, copied out of the ring and checked once
@@ -31,10 +32,11 @@ struct sroce_sq_wqe {
 };
 
 /*
- * Send state of an RC or UC QP, under qp->sq_lock. Indices are free-running
- * like the ring's: [head, cur) were sent (and not acknowledged), [cur,
- * sq.index) were taken from the ring and not sent (or are being resent);
- * sq.index is the next WQE to take from the ring.
+ * Send state, under qp->sq_lock. A UD QP (or the GSI QP) uses only @ud and
+ * @dying. For an RC or UC QP, indices are free-running like the ring's:
+ * [head, cur) were sent (and not acknowledged), [cur, sq.index) were taken
+ * from the ring and not sent (or are being resent); sq.index is the next
+ * WQE to take from the ring.
  */
 struct sroce_req {
 	struct sroce_sq_wqe *wqe;	/* one per ring slot */
@@ -55,14 +57,17 @@ struct sroce_req {
 	bool rnr_wait;			/* the timer runs for an RNR NAK */
 	bool failed;			/* a WQE failed: send nothing more */
 	bool failed_done;		/* it completed: the rest flush */
-	bool dying;			/* destroy: never arm the timer */
+	bool dying;			/* destroy: never arm the timers */
+	struct sroce_swqe *ud;		/* UD, GSI: the WQE being sent */
 };
 
 int sroce_req_init(struct sroce_qp *qp);
+int sroce_req_ud_init(struct sroce_qp *qp);
 void sroce_req_cleanup(struct sroce_qp *qp);
 void sroce_req_start(struct sroce_qp *qp);
 void sroce_req_update(struct sroce_qp *qp);
 void sroce_req_send(struct sroce_qp *qp);
+bool sroce_req_resume(struct sroce_qp *qp);
 void sroce_req_seek(struct sroce_qp *qp, u32 psn);
 void sroce_req_arm(struct sroce_qp *qp, u64 ns);
 void sroce_req_disarm(struct sroce_qp *qp);

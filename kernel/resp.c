@@ -6,7 +6,8 @@
  * (or its SRQ), whose buffers get the 40-byte GRH area the verbs promise
  * (an IPv4 header sits in its last 20 bytes, as on ConnectX and rxe) and
  * then the payload. Datagrams the QP cannot take (wrong Q_Key, no WQE
- * posted, not ready) are dropped and counted, as the IBTA prescribes.
+ * posted, not ready) are dropped and counted, as the IBTA prescribes. A
+ * CE-marked one that the QP accepts makes it send its source QP a CNP.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -17,6 +18,7 @@
 #include "core/hdr.h"
 #include "core/opcode.h"
 #include "core/pkt.h"
+#include "cc.h"
 #include "counters.h"
 #include "cq.h"
 #include "device.h"
@@ -157,6 +159,10 @@ void sroce_resp_ud_qp(struct sroce_dev *sdev, struct sroce_qp *qp,
 		sroce_count(c, SROCE_CNT_RX_QKEY);
 		return;
 	}
+	/* A CE-marked datagram to this QP (not to a group) asks for a CNP. */
+	if (sroce_qp_has_cc(qp) && pkt->bth.dqpn == qp->ibqp.qp_num &&
+	    sroce_cc_skb_ce(skb))
+		sroce_cc_rcv_ce_ud(sdev, qp, skb, deth.sqpn);
 	/*
 	 * QP1's buffers hold one MAD: anything longer must neither use one
 	 * up nor move QP1 to error, which would end the device's CM.

@@ -11,16 +11,20 @@
 #    min_time_between_cnps; enable_np=0 stops them;
 #  - the reaction point: h1 handles them (cuts counted, the rate shown by
 #    `rdma resource show qp`, tracepoints fire); enable_rp=0 ignores them;
+#  - both for UD too: h2's UD QP sends the CNPs to the datagrams' source
+#    QP, h1's UD QP cuts its rate;
 #  - the pacer: with the rate pinned low by the knobs, ib_write_bw moves
 #    data at that rate, not faster, and so do the READ responses of
-#    ib_read_bw's responder;
+#    ib_read_bw's responder and ib_send_bw's UD datagrams; a QP destroyed
+#    while its pacer holds a packet back leaves nothing behind;
 #  - interop: CNPs from sroce to rdma_rxe are harmless.
 here=$(dirname "$(readlink -f "$0")")
 . "$here/ktap.sh"
 . "$here/lib.sh"
 
 ktap_require root cmd:rdma cmd:tc cmd:tshark cmd:tcpdump cmd:ibv_rc_pingpong \
-	cmd:ib_write_bw module:sroce module:veth module:act_pedit
+	cmd:ibv_ud_pingpong cmd:ib_write_bw module:sroce module:veth \
+	module:act_pedit
 
 hosts_create 2
 sroce_add 1
@@ -76,7 +80,7 @@ ce_on() {
 ce_off() { host_exec 2 tc qdisc del dev veth2 clsact 2>/dev/null; true; }
 resources_mark 1 2
 
-ktap_plan 33
+ktap_plan 41
 
 # --- the knobs
 check_files() {
@@ -147,6 +151,7 @@ ecn_seen() {
 		2>/dev/null | sort -u | tr '\n' ' '
 }
 run_pp() { pingpong ibv_rc_pingpong 2 sroce_h2 1 sroce_h1 4 "$ip2" "$@" >/dev/null; }
+run_ud() { pingpong ibv_ud_pingpong 2 sroce_h2 1 sroce_h1 4 "$ip2" "$@" >"$tmp/ud.out"; }
 
 for e in 2 1 0; do
 	setcc 1 ecn "$e"
@@ -235,6 +240,46 @@ ktap_check "enable_rp=0: CNPs ignored, none handled" \
 	-a "$(($(counter 1 rp_cnp_handled) - h0))" -eq 0
 setcc 1 enable_rp 1
 
+# UD: h2's UD QP answers CE-marked datagrams with CNPs to their source QP
+# (DETH) at their source address; h1's UD QP cuts its rate.
+m0=$(counter 2 np_ecn_marked_roce_packets)
+s0=$(counter 2 np_cnp_sent)
+h0=$(counter 1 rp_cnp_handled)
+i0=$(counter 1 rp_cnp_ignored)
+c0=$(counter 1 rp_rate_cuts)
+capture 1 "$tmp/udcnp.pcap"
+ktap_check "ibv_ud_pingpong runs with every packet CE-marked" run_ud -n 300
+capture_end
+marked=$(($(counter 2 np_ecn_marked_roce_packets) - m0))
+sent=$(($(counter 2 np_cnp_sent) - s0))
+handled=$(($(counter 1 rp_cnp_handled) - h0))
+ignored=$(($(counter 1 rp_cnp_ignored) - i0))
+cuts=$(($(counter 1 rp_rate_cuts) - c0))
+echo "# UD: CE marked $marked, CNPs sent $sent, handled $handled, ignored $ignored, cuts $cuts"
+ktap_check "UD: h2 counted the CE-marked datagrams and sent CNPs" \
+	test "$marked" -ge 300 -a "$sent" -gt 0
+ktap_check "UD: h1's UD QP handled them and cut its rate, none ignored" \
+	test "$handled" -gt 0 -a "$cuts" -gt 0 -a "$handled" -le "$sent" \
+	-a "$ignored" -eq 0
+# h1's QPN: the client's "local address" line, printed first
+udqpn=$(sed -n '1,/^-- server:/s/.*local address:.*QPN \(0x[0-9a-f]*\).*/\1/p' \
+	"$tmp/ud.out" | head -1)
+udcnps=$(tshark -r "$tmp/udcnp.pcap" -Y 'infiniband.bth.opcode == 129' \
+	-T fields -e ip.src -e ip.dsfield.dscp -e infiniband.bth.destqp \
+	2>/dev/null)
+echo "# h1's UD QP $udqpn; tshark, first CNP (src dscp destqp):" \
+	$(head -1 <<<"$udcnps")
+ud_cnp_ok() {
+	local n
+	[ -n "$udqpn" ] && [ -n "$udcnps" ] || return 1
+	n=$(awk -v ip="$ip2" -v q="$udqpn" \
+		'$1 != ip || $2 != 48 || strtonum($3) != strtonum(q)' \
+		<<<"$udcnps" | wc -l)
+	[ "$n" -eq 0 ] && [ "$(wc -l <<<"$udcnps")" -eq "$sent" ]
+}
+ktap_check "UD: tshark sees every CNP, each from h2 with DSCP 48 to h1's UD QP" \
+	ud_cnp_ok
+
 # tracepoints, and the rate in `rdma resource show qp`
 tr=/sys/kernel/tracing
 mountpoint -q $tr || mount -t tracefs nodev $tr
@@ -283,12 +328,13 @@ defaults
 paced() {
 	local prog=$1 port=$2 h=$3 srv cli b0 b1 t0 t1 gbits
 
+	shift 3
 	host_exec 2 "$prog" -d sroce_h2 -x "$(roce_gid 2 sroce_h2 4)" \
-		-p "$port" -D 5 -F --report_gbits >"$tmp/p.srv" 2>&1 &
+		-p "$port" -D 5 -F --report_gbits "$@" >"$tmp/p.srv" 2>&1 &
 	srv=$!
 	wait_listen 2 "$port"
 	host_exec 1 "$prog" -d sroce_h1 -x "$(roce_gid 1 sroce_h1 4)" \
-		-p "$port" -D 5 -F --report_gbits "$ip2" >"$tmp/p.cli" 2>&1 &
+		-p "$port" -D 5 -F --report_gbits "$@" "$ip2" >"$tmp/p.cli" 2>&1 &
 	cli=$!
 	sleep 2
 	b0=$(host_exec "$h" cat "/sys/class/net/veth$h/statistics/tx_bytes")
@@ -300,7 +346,7 @@ paced() {
 	rc=$?
 	wait "$srv" || rc=1
 	kbps=$(( (b1 - b0) * 8000 / (t1 - t0) ))
-	gbits=$(awk '$1 == 65536 { print $4 }' "$tmp/p.cli")
+	gbits=$(awk '$1 ~ /^[0-9]+$/ && NF == 5 { print $4 }' "$tmp/p.cli")
 	echo "# $prog capped at 40 Mbit/s: $kbps kbit/s on the link; it says ${gbits:-?} Gbit/s"
 }
 # Never above the cap; below it by what late timers cost under TCG (up to
@@ -318,6 +364,38 @@ ktap_check "ib_read_bw with the responder's rpg_max_rate 40 Mbit/s" \
 	test "$rc" -eq 0
 ktap_check "READ responses held at 40 Mbit/s or a little under (20..41)" \
 	test "$kbps" -ge 20000 -a "$kbps" -le 41000
+defaults
+# UD datagrams too (perftest sends them at the path MTU, 1024 bytes)
+setcc 1 rpg_max_rate 40
+p0=$(counter 1 rp_paced)
+paced ib_send_bw 18558 1 -c UD
+ktap_check "ib_send_bw -c UD with rpg_max_rate 40 Mbit/s" test "$rc" -eq 0
+ktap_check "the pacer holds UD at 40 Mbit/s or a little under (20..41)" \
+	test "$kbps" -ge 20000 -a "$kbps" -le 41000 \
+	-a "$(counter 1 rp_paced)" -gt "$p0"
+
+# Killed while paced: each QP is destroyed with its pacer's timer armed
+# (at 2 Mbit/s a 1 KiB packet waits 4 ms); nothing is left behind, and
+# the harness fails the run on any warning in the kernel log.
+paced_gone() { [ "$1" -gt 0 ] && wait_for 10 resources_back 1 2; }
+setcc 1 rpg_max_rate 2
+for prog in ib_write_bw ib_send_bw; do
+	args=(-F -D 60)
+	[ "$prog" = ib_send_bw ] && args+=(-c UD)
+	host_exec 2 "$prog" -d sroce_h2 -x "$(roce_gid 2 sroce_h2 4)" \
+		-p 18559 "${args[@]}" >/dev/null 2>&1 &
+	wait_listen 2 18559
+	p0=$(counter 1 rp_paced)
+	host_exec 1 "$prog" -d sroce_h1 -x "$(roce_gid 1 sroce_h1 4)" \
+		-p 18559 "${args[@]}" "$ip2" >/dev/null 2>&1 &
+	sleep 3
+	held=$(($(counter 1 rp_paced) - p0))
+	pkill -9 -x "$prog"
+	wait
+	echo "# $prog ${args[*]}: $held packets held back, then kill -9"
+	ktap_check "$prog ${args[*]} killed while paced: its QPs are gone" \
+		paced_gone "$held"
+done
 defaults
 
 # --- interop: sroce's CNPs to rdma_rxe
