@@ -144,24 +144,21 @@ static u32 sroce_cc_rate(struct sroce_dev *sdev,
 	return rate;
 }
 
-/*
- * May the QP send a packet now? If not, *@when is when it may. cc.lock
- * held.
- */
+/* May the QP send a packet now? If not, *@when is when it may. */
 static bool sroce_cc_pace_ok(struct sroce_dev *sdev, struct sroce_cc_qp *cq,
 			     u64 *when)
 {
-	bool rp;
+	bool ok = true;
 
-	if (!sroce_cc_rate(sdev, &cq->rp))
-		return true;
-	rcu_read_lock();
-	rp = sroce_cc_conf(sdev)->rp;
-	rcu_read_unlock();
-	if (!rp || ktime_get_ns() >= cq->next_ns)
-		return true;
-	*when = cq->next_ns;
-	return false;
+	spin_lock(&cq->lock);
+	if (sroce_cc_rate(sdev, &cq->rp)) {
+		rcu_read_lock();
+		ok = !sroce_cc_conf(sdev)->rp || ktime_get_ns() >= cq->next_ns;
+		rcu_read_unlock();
+		*when = cq->next_ns;
+	}
+	spin_unlock(&cq->lock);
+	return ok;
 }
 
 static enum hrtimer_restart sroce_cc_pacer_fire(struct hrtimer *t)
@@ -229,12 +226,8 @@ bool sroce_cc_may_send(struct sroce_qp *qp)
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_cc_qp *cq = &qp->cc;
 	u64 when;
-	bool ok;
 
-	spin_lock(&cq->lock);
-	ok = sroce_cc_pace_ok(sdev, cq, &when);
-	spin_unlock(&cq->lock);
-	if (ok)
+	if (sroce_cc_pace_ok(sdev, cq, &when))
 		return true;
 	if (!cq->armed && !qp->req.dying) {
 		cq->armed = true;
@@ -256,14 +249,11 @@ bool sroce_cc_may_send(struct sroce_qp *qp)
 bool sroce_cc_resp_may_send(struct sroce_qp *qp, u64 *when)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	bool ok;
 
-	spin_lock(&qp->cc.lock);
-	ok = sroce_cc_pace_ok(sdev, &qp->cc, when);
-	spin_unlock(&qp->cc.lock);
-	if (!ok)
-		sroce_count(&sdev->counters, SROCE_CNT_RP_PACED);
-	return ok;
+	if (sroce_cc_pace_ok(sdev, &qp->cc, when))
+		return true;
+	sroce_count(&sdev->counters, SROCE_CNT_RP_PACED);
+	return false;
 }
 
 static void sroce_cc_trace_rate(struct sroce_qp *qp, u32 old_rc,
@@ -303,7 +293,6 @@ void sroce_cc_sent(struct sroce_qp *qp, const struct sroce_av *av,
 	was_limited = cq->rp.limited;
 	now = ktime_get_ns();
 	sroce_dcqcn_rp_sent(&cq->rp, &sroce_cc_conf(sdev)->p, bytes, now);
-	rcu_read_unlock();
 	rate = sroce_cc_rate(sdev, &cq->rp);
 	if (rate) {
 		u64 credit = SROCE_CC_BURST_BYTES * 8ULL * 1000000 / rate;
@@ -317,6 +306,7 @@ void sroce_cc_sent(struct sroce_qp *qp, const struct sroce_av *av,
 			     &sdev->counters.val[SROCE_CNT_RP_RATE_INCREASES]);
 	sroce_cc_trace_rate(qp, old_rc, was_limited, false);
 	spin_unlock(&cq->lock);
+	rcu_read_unlock();
 }
 
 /* Does the IP header say Congestion Experienced? */
