@@ -186,7 +186,7 @@ ktap_check "h2 counted the CE-marked packets" test "$marked" -ge 300
 ktap_check "h2 sent CNPs" test "$sent" -gt 0
 ktap_check "h1 handled them and cut its rate" \
 	test "$handled" -gt 0 -a "$cuts" -gt 0 -a "$handled" -le "$sent"
-# Debian 12's tshark (Wireshark 3.6) decodes the BTH of a CNP but has no
+# Debian 12's tshark (Wireshark 4.0.17) decodes the BTH of a CNP but has no
 # name for opcode 0x81 ("Unknown (129)"); it shows the FECN/BECN byte as
 # a reserved one. Every CNP must be: opcode 129, P_Key 0xFFFF, that byte
 # 0x40 (BECN), DestQP h1's QP, PSN 0, UDP payload 32 bytes (BTH, 16
