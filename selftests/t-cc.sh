@@ -169,19 +169,30 @@ setcc 1 ecn 2
 setcc 2 ecn 2
 
 # --- the notification point and the reaction point
+# cnp_run PCAP DESCRIPTION CMD...: CMD as a case, with h1's veth captured
+# into PCAP; sets marked, sent (h2's CE-marked packets and CNPs sent) and
+# handled, ignored, cuts (h1's CNPs handled and ignored, rate cuts)
+cnp_run() {
+	local pcap=$1 desc=$2 m0 s0 h0 i0 c0
+	shift 2
+	m0=$(counter 2 np_ecn_marked_roce_packets)
+	s0=$(counter 2 np_cnp_sent)
+	h0=$(counter 1 rp_cnp_handled)
+	i0=$(counter 1 rp_cnp_ignored)
+	c0=$(counter 1 rp_rate_cuts)
+	capture 1 "$pcap"
+	ktap_check "$desc" "$@"
+	capture_end
+	marked=$(($(counter 2 np_ecn_marked_roce_packets) - m0))
+	sent=$(($(counter 2 np_cnp_sent) - s0))
+	handled=$(($(counter 1 rp_cnp_handled) - h0))
+	ignored=$(($(counter 1 rp_cnp_ignored) - i0))
+	cuts=$(($(counter 1 rp_rate_cuts) - c0))
+	echo "# CE marked $marked, CNPs sent $sent, handled $handled, ignored $ignored, cuts $cuts"
+}
 ktap_check "CE marking at h2's ingress (tc pedit)" ce_on
-m0=$(counter 2 np_ecn_marked_roce_packets)
-s0=$(counter 2 np_cnp_sent)
-h0=$(counter 1 rp_cnp_handled)
-c0=$(counter 1 rp_rate_cuts)
-capture 1 "$tmp/cnp.pcap"
-ktap_check "ibv_rc_pingpong runs with every packet CE-marked" run_pp -n 300
-capture_end
-marked=$(($(counter 2 np_ecn_marked_roce_packets) - m0))
-sent=$(($(counter 2 np_cnp_sent) - s0))
-handled=$(($(counter 1 rp_cnp_handled) - h0))
-cuts=$(($(counter 1 rp_rate_cuts) - c0))
-echo "# CE marked $marked, CNPs sent $sent, handled $handled, cuts $cuts"
+cnp_run "$tmp/cnp.pcap" "ibv_rc_pingpong runs with every packet CE-marked" \
+	run_pp -n 300
 ktap_check "h2 counted the CE-marked packets" test "$marked" -ge 300
 ktap_check "h2 sent CNPs" test "$sent" -gt 0
 ktap_check "h1 handled them and cut its rate" \
@@ -242,20 +253,8 @@ setcc 1 enable_rp 1
 
 # UD: h2's UD QP answers CE-marked datagrams with CNPs to their source QP
 # (DETH) at their source address; h1's UD QP cuts its rate.
-m0=$(counter 2 np_ecn_marked_roce_packets)
-s0=$(counter 2 np_cnp_sent)
-h0=$(counter 1 rp_cnp_handled)
-i0=$(counter 1 rp_cnp_ignored)
-c0=$(counter 1 rp_rate_cuts)
-capture 1 "$tmp/udcnp.pcap"
-ktap_check "ibv_ud_pingpong runs with every packet CE-marked" run_ud -n 300
-capture_end
-marked=$(($(counter 2 np_ecn_marked_roce_packets) - m0))
-sent=$(($(counter 2 np_cnp_sent) - s0))
-handled=$(($(counter 1 rp_cnp_handled) - h0))
-ignored=$(($(counter 1 rp_cnp_ignored) - i0))
-cuts=$(($(counter 1 rp_rate_cuts) - c0))
-echo "# UD: CE marked $marked, CNPs sent $sent, handled $handled, ignored $ignored, cuts $cuts"
+cnp_run "$tmp/udcnp.pcap" "ibv_ud_pingpong runs with every packet CE-marked" \
+	run_ud -n 300
 ktap_check "UD: h2 counted the CE-marked datagrams and sent CNPs" \
 	test "$marked" -ge 300 -a "$sent" -gt 0
 ktap_check "UD: h1's UD QP handled them and cut its rate, none ignored" \
