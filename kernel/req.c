@@ -188,7 +188,7 @@ static enum ib_wc_status sroce_req_ud_one(struct sroce_qp *qp,
 	}
 	memset(p + hdr + len, 0, pad);
 	qp->sq_psn = sroce_psn_next(qp->sq_psn);
-	if (qp->ibqp.qp_type == IB_QPT_UD)
+	if (sroce_qp_has_cc(qp))
 		sroce_cc_sent(qp, &av, hdr + len + pad);
 	/* A datagram lost on the way is not an error of the sender. */
 	sroce_qp_xmit(qp, &av, skb);
@@ -214,7 +214,7 @@ int sroce_req_ud_init(struct sroce_qp *qp)
  */
 static bool sroce_req_ud(struct sroce_qp *qp)
 {
-	bool paced = qp->ibqp.qp_type == IB_QPT_UD;
+	bool paced = sroce_qp_has_cc(qp);
 	struct sroce_swqe *s = qp->req.ud;
 	int n = sroce_queue_pending(&qp->sq);
 
