@@ -353,7 +353,6 @@ static void sroce_dev_init(struct sroce_dev *sdev, struct net_device *ndev)
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC);
 	mutex_init(&sdev->mcast_lock);
 	INIT_LIST_HEAD(&sdev->mcgs);
-	sroce_loop_init(sdev);
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
@@ -387,6 +386,9 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		return -ENOMEM;
 	sroce_dev_init(sdev, ndev);
 	/* From here on, ib_dealloc_device() undoes everything. */
+	err = sroce_loop_init(sdev);
+	if (err)
+		goto err_dealloc;
 	err = sroce_cc_dev_init(sdev);
 	if (err)
 		goto err_dealloc;

@@ -7,7 +7,6 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
-#include <linux/interrupt.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <linux/xarray.h>
@@ -15,6 +14,7 @@
 
 #include "cc.h"
 #include "counters.h"
+#include "loop.h"
 
 struct sroce_net;
 
@@ -49,9 +49,7 @@ struct sroce_dev {
 	struct sroce_counters counters;
 	struct sroce_cc_dev cc;		/* DCQCN knobs */
 
-	/* Packets to a local address, received from the tasklet. */
-	struct sk_buff_head loopq;
-	struct tasklet_struct loop;
+	struct sroce_loop loop;		/* packets to a local address */
 
 	struct mutex mcast_lock;	/* writers of mcgs */
 	struct list_head mcgs;		/* multicast groups, RCU */

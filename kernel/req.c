@@ -25,6 +25,7 @@
 #include "cq.h"
 #include "device.h"
 #include "kverbs.h"
+#include "loop.h"
 #include "mr.h"
 #include "qp.h"
 #include "req.h"
@@ -669,16 +670,21 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
  */
 int sroce_req_doorbell(struct sroce_qp *qp)
 {
-	bool failed;
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	bool failed, drain;
 
 	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
 		/* In the error state, what was just posted is flushed. */
 		sroce_qp_error(qp);
 		return 0;
 	}
+	/* Loopback traffic is received in this call (loop.c). */
+	drain = sroce_loop_claim(sdev);
 	spin_lock_bh(&qp->sq_lock);
 	failed = sroce_req_resume(qp);
 	spin_unlock_bh(&qp->sq_lock);
+	if (drain)
+		sroce_loop_release(sdev);
 	/*
 	 * Another context may have moved the QP to error (and flushed) while
 	 * we waited for the lock: flush what we were rung for too.

@@ -3,11 +3,8 @@
  * xmit.c: wraps a transport packet (BTH onwards) in UDP and IPv4 or IPv6,
  * appends the ICRC and sends it by the route to the destination. The IP
  * header is built here, not by the IP layer, because the ICRC covers it
- * (the IPv4 identification included). A packet to a local address never
- * reaches a wire: it is queued on the device and received from a tasklet,
- * as a NIC loops it back, so that a sender never runs the receive path
- * (and takes its locks) in its own call stack; that lets every engine
- * transmit while it holds its QP's lock.
+ * (the IPv4 identification included). A packet to a local address goes
+ * to loop.c instead of the IP layer.
  *
  * Every packet a QP sends goes through sroce_qp_xmit(), which gives it the
  * QP's UDP source port and the device's ECN bits; the requester paces
@@ -29,6 +26,7 @@
 #include "core/hdr.h"
 #include "counters.h"
 #include "device.h"
+#include "loop.h"
 #include "qp.h"
 #include "recv.h"
 #include "xmit.h"
@@ -185,8 +183,7 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
 		skb_dst_drop(skb);
 		skb->dev = sdev->ndev;
 		skb_pull(skb, skb_transport_offset(skb));
-		skb_queue_tail(&sdev->loopq, skb);
-		tasklet_schedule(&sdev->loop);
+		sroce_loop_send(sdev, skb);
 		return 0;
 	}
 	skb->dev = dst->dev;
@@ -215,30 +212,4 @@ int sroce_qp_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 	sroce_count(&sdev->counters, SROCE_CNT_TX_PACKETS);
 	return sroce_xmit(sdev, av, sroce_cc_tclass(sdev, av->traffic_class),
 			  sroce_sport(qp->ibqp.qp_num), skb);
-}
-
-static void sroce_loop_run(struct tasklet_struct *t)
-{
-	struct sroce_dev *sdev = from_tasklet(sdev, t, loop);
-	struct sk_buff *skb;
-	int budget = 64;
-
-	while (budget-- && (skb = skb_dequeue(&sdev->loopq)))
-		sroce_rcv(sdev, skb);
-	if (!skb_queue_empty(&sdev->loopq))
-		tasklet_schedule(t);
-}
-
-/* Set up the loopback queue of a new device. */
-void sroce_loop_init(struct sroce_dev *sdev)
-{
-	skb_queue_head_init(&sdev->loopq);
-	tasklet_setup(&sdev->loop, sroce_loop_run);
-}
-
-/* Stop it, once no QP of the device can send any more. */
-void sroce_loop_fini(struct sroce_dev *sdev)
-{
-	tasklet_kill(&sdev->loop);
-	skb_queue_purge(&sdev->loopq);
 }

@@ -19,8 +19,6 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
 	       u16 sport, struct sk_buff *skb);
 int sroce_qp_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		  struct sk_buff *skb);
-void sroce_loop_init(struct sroce_dev *sdev);
-void sroce_loop_fini(struct sroce_dev *sdev);
 
 /* UDP source port of a QP: flow entropy for ECMP, like hardware NICs. */
 static inline u16 sroce_sport(u32 qpn)
