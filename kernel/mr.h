@@ -15,7 +15,7 @@
 
 struct sroce_dev;
 
-#define SROCE_MAX_MR		0x10000
+#define SROCE_MAX_MR		0x40000	/* the kernel takes one per kernel PD */
 #define SROCE_MAX_MR_SIZE	BIT_ULL(40)
 
 struct sroce_mr {
