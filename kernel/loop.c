@@ -25,7 +25,7 @@
 
 #define SROCE_LOOP_BUSY		0
 #define SROCE_LOOP_BUDGET	64	/* packets per tasklet run */
-#define SROCE_LOOP_SYSCALL	4096	/* packets per doorbell */
+#define SROCE_LOOP_SYSCALL	1024	/* packets per doorbell */
 
 /**
  * sroce_loop_claim() - become the one that drains the device's queue
@@ -94,37 +94,34 @@ static void sroce_loop_run(struct tasklet_struct *t)
 }
 
 /**
- * sroce_loop_release() - drain the claimed queue in process context
- * @sdev: the device; the caller claimed its queue, holds no lock
+ * sroce_loop_release() - drain the claimed queue, then let go of it
+ * @sdev: the device; the caller claimed its queue with bottom halves off,
+ *	  holds no lock, and enables them again after this
  *
  * A doorbell receives its own loopback traffic, and what it causes (ACKs,
  * responses, the rest of a message), in its own system call, as a
  * sender's hardware would work while the CPU goes on: the work is the
  * caller's, not ksoftirqd's, and is done before the call returns. It
- * leaves the rest to the softirq when the scheduler wants the CPU or after
- * SROCE_LOOP_SYSCALL packets.
+ * leaves the rest to this CPU's tasklet when the scheduler wants the CPU
+ * or after SROCE_LOOP_SYSCALL packets. Bottom halves stay off the whole
+ * time, so the caller cannot be preempted while other CPUs leave their
+ * packets to it.
  */
 void sroce_loop_release(struct sroce_dev *sdev)
 {
 	int left = SROCE_LOOP_SYSCALL / SROCE_LOOP_BUDGET;
 
-	local_bh_disable();
 	for (;;) {
 		if (sroce_loop_drain(sdev, SROCE_LOOP_BUDGET)) {
 			/* More is queued: go on, unless the CPU is wanted. */
 			if (!--left || need_resched()) {
 				sroce_loop_defer(sdev);
-				break;
+				return;
 			}
-			/* Let the softirqs our packets raised run. */
-			local_bh_enable();
-			local_bh_disable();
-			continue;
+		} else if (!sroce_loop_unclaim(sdev)) {
+			return;
 		}
-		if (!sroce_loop_unclaim(sdev))
-			break;
 	}
-	local_bh_enable();
 }
 
 /**

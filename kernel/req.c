@@ -678,13 +678,15 @@ int sroce_req_doorbell(struct sroce_qp *qp)
 		sroce_qp_error(qp);
 		return 0;
 	}
+	local_bh_disable();
 	/* Loopback traffic is received in this call (loop.c). */
 	drain = sroce_loop_claim(sdev);
-	spin_lock_bh(&qp->sq_lock);
+	spin_lock(&qp->sq_lock);
 	failed = sroce_req_resume(qp);
-	spin_unlock_bh(&qp->sq_lock);
+	spin_unlock(&qp->sq_lock);
 	if (drain)
 		sroce_loop_release(sdev);
+	local_bh_enable();
 	/*
 	 * Another context may have moved the QP to error (and flushed) while
 	 * we waited for the lock: flush what we were rung for too.
