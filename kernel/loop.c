@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * loop.c: a packet to a local address never reaches a wire. It is queued
- * on the sending device and received from a tasklet, as a NIC loops it
- * back, so that a sender never runs the receive path (and takes its locks)
- * in its own call stack; that lets every engine transmit while it holds its
- * QP's lock. The tasklet is the sending CPU's: raised with bottom halves
- * off (every engine runs so), it runs as soon as the sender lets go of its
- * locks, on the same CPU.
+ * on the sending device and received later, as a NIC loops it back, so
+ * that a sender never runs the receive path (and takes its locks) in its
+ * own call stack; that lets every engine transmit while it holds its QP's
+ * lock. A user doorbell receives the queue's packets itself once it has
+ * let go of its lock (sroce_loop_release()); any other sender leaves them
+ * to its CPU's tasklet, raised with bottom halves off (every engine runs
+ * so), which runs as soon as the sender enables them again.
  *
  * The queue is the device's, not the CPU's, because a QP sends from
  * several CPUs (the doorbell's, the receive path's, its timers') and its
