@@ -79,19 +79,33 @@ static void sroce_loop_defer(struct sroce_dev *sdev)
 		tasklet_schedule(&this_cpu_ptr(sdev->loop.cpu)->task);
 }
 
+/*
+ * Drain the claimed queue, @batches of SROCE_LOOP_BUDGET packets at most,
+ * then let go of it; bottom halves off. The rest, if the batches run out
+ * or the scheduler wants the CPU, is left to this CPU's tasklet.
+ */
+static void sroce_loop_drain_claimed(struct sroce_dev *sdev, int batches)
+{
+	for (;;) {
+		if (sroce_loop_drain(sdev, SROCE_LOOP_BUDGET)) {
+			/* More is queued: go on, unless the CPU is wanted. */
+			if (!--batches || need_resched()) {
+				sroce_loop_defer(sdev);
+				return;
+			}
+		} else if (!sroce_loop_unclaim(sdev)) {
+			return;
+		}
+	}
+}
+
 static void sroce_loop_run(struct tasklet_struct *t)
 {
 	struct sroce_loop_cpu *lc = from_tasklet(lc, t, task);
-	struct sroce_dev *sdev = lc->sdev;
 
-	if (!sroce_loop_claim(sdev))
-		return;	/* the drainer will see our packets */
-	do {
-		if (sroce_loop_drain(sdev, SROCE_LOOP_BUDGET)) {
-			sroce_loop_defer(sdev);
-			return;
-		}
-	} while (sroce_loop_unclaim(sdev));
+	/* If another CPU drains, it will see our packets. */
+	if (sroce_loop_claim(lc->sdev))
+		sroce_loop_drain_claimed(lc->sdev, 1);
 }
 
 /**
@@ -110,19 +124,7 @@ static void sroce_loop_run(struct tasklet_struct *t)
  */
 void sroce_loop_release(struct sroce_dev *sdev)
 {
-	int left = SROCE_LOOP_SYSCALL / SROCE_LOOP_BUDGET;
-
-	for (;;) {
-		if (sroce_loop_drain(sdev, SROCE_LOOP_BUDGET)) {
-			/* More is queued: go on, unless the CPU is wanted. */
-			if (!--left || need_resched()) {
-				sroce_loop_defer(sdev);
-				return;
-			}
-		} else if (!sroce_loop_unclaim(sdev)) {
-			return;
-		}
-	}
+	sroce_loop_drain_claimed(sdev, SROCE_LOOP_SYSCALL / SROCE_LOOP_BUDGET);
 }
 
 /**
