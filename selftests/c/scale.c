@@ -48,20 +48,12 @@ static struct mem mem_now(void)
 	return m;
 }
 
-static double secs_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 static void report(const char *what, int n, const struct timespec *t0,
 		   const struct mem *m0)
 {
 	struct mem m = mem_now();
 
-	printf("%s\t%d\t%.2f\t%.0f\t%.0f\n", what, n, secs_since(t0),
+	printf("%s\t%d\t%.2f\t%.0f\t%.0f\n", what, n, vu_ms_since(t0) / 1000.0,
 	       n ? (m.kernel - m0->kernel) * 1024.0 / n : 0,
 	       n ? (m0->avail - m.avail) * 1024.0 / n : 0);
 	fflush(stdout);
