@@ -4,114 +4,131 @@
  * on the sending device and received later, as a NIC loops it back, so
  * that a sender never runs the receive path (and takes its locks) in its
  * own call stack; that lets every engine transmit while it holds its QP's
- * lock. A user doorbell receives the queue's packets itself once it has
- * let go of its lock (sroce_loop_release()); any other sender leaves them
- * to its CPU's tasklet, raised with bottom halves off (every engine runs
- * so), which runs as soon as the sender enables them again.
+ * lock. A user doorbell receives what it queued itself once it has let go
+ * of its lock (sroce_loop_end()); any other sender leaves it to its CPU's
+ * tasklet, raised with bottom halves off (every engine runs so), which
+ * runs as soon as the sender enables them again.
  *
- * The queue is the device's, not the CPU's, because a QP sends from
- * several CPUs (the doorbell's, the receive path's, its timers') and its
- * packets must not overtake one another. Only one CPU drains it at a time:
- * a CPU whose tasklet finds another draining leaves its packets to that
- * one instead of waiting for it. A single shared tasklet would do the
- * same, but a tasklet scheduled on one CPU while it runs on another spins
- * through the softirq loop and then wakes ksoftirqd, which costs a
- * busy-polling application a scheduler round trip (performance.rst).
+ * A flow's packets must not overtake one another, and a QP sends from
+ * several CPUs (the doorbell's, the receive path's, its timers'). So a
+ * packet goes on the queue of its flow: its destination QP, requests
+ * apart from responses, hashed into the device's queues. Only one CPU
+ * drains a queue at a time; a CPU that finds another draining it leaves
+ * its packets to that one instead of waiting. Flows that do not share a
+ * queue are received in parallel: in a ping-pong, one side's ACK is
+ * received on its CPU while the other side's next request is on the
+ * other's, as rdma_rxe does. One queue per device serialised them
+ * (performance.rst).
+ *
+ * Each CPU notes the queues it put packets on (struct sroce_loop_cpu),
+ * and drains those; a queue whose drainer is elsewhere is that one's.
  */
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/percpu.h>
 
+#include "core/hdr.h"
+#include "core/opcode.h"
 #include "device.h"
 #include "loop.h"
 #include "recv.h"
 
-#define SROCE_LOOP_BUSY		0
 #define SROCE_LOOP_BUDGET	64	/* packets per tasklet run */
 #define SROCE_LOOP_SYSCALL	1024	/* packets per doorbell */
 
-/**
- * sroce_loop_claim() - become the one that drains the device's queue
- * @sdev: the device
- *
- * A full barrier: orders the caller's queueing before it.
- * Return: true if the caller must now drain it (sroce_loop_release()).
- */
-bool sroce_loop_claim(struct sroce_dev *sdev)
+/* The queue of a packet, from its UDP header on. */
+static unsigned int sroce_loop_queue(const struct sk_buff *skb)
 {
-	return !test_and_set_bit(SROCE_LOOP_BUSY, &sdev->loop.busy);
+	const u8 *bth = skb->data + sizeof(struct udphdr);
+	u32 dqpn = (bth[5] << 16) | (bth[6] << 8) | bth[7];
+	bool resp = sroce_opcode_flags(bth[0]) & SROCE_OPF_RESP;
+
+	return hash_32(dqpn << 1 | resp, ilog2(SROCE_LOOP_QUEUES));
 }
 
-/* Receive up to @budget packets; the caller claimed the queue. */
-static bool sroce_loop_drain(struct sroce_dev *sdev, int budget)
+/*
+ * Receive the packets on queue @i, @budget at most, unless another CPU
+ * drains it. Bottom halves off. What is left when the budget runs out or
+ * the scheduler wants the CPU stays pending on this CPU.
+ * Return: what is left of @budget, 0 to stop.
+ */
+static int sroce_loop_drain(struct sroce_dev *sdev, struct sroce_loop_cpu *lc,
+			    unsigned int i, int budget)
 {
+	struct sk_buff_head *q = &sdev->loop.q[i];
 	struct sk_buff *skb;
 
-	while ((skb = skb_dequeue(&sdev->loop.q))) {
-		sroce_rcv(sdev, skb);
-		if (!--budget)
-			return true;
-	}
-	return false;
-}
-
-/*
- * Let go of the queue. A CPU that queued a packet after our last dequeue
- * and found us busy left it to us: look again after letting go.
- * Return: true if packets are queued.
- */
-static bool sroce_loop_let_go(struct sroce_dev *sdev)
-{
-	clear_bit_unlock(SROCE_LOOP_BUSY, &sdev->loop.busy);
-	/* Pairs with the full barrier of the queuer's sroce_loop_claim(). */
-	smp_mb__after_atomic();
-	return !skb_queue_empty_lockless(&sdev->loop.q);
-}
-
-/* Let go; true if the caller must drain again (it claimed it anew). */
-static bool sroce_loop_unclaim(struct sroce_dev *sdev)
-{
-	return sroce_loop_let_go(sdev) && sroce_loop_claim(sdev);
-}
-
-/* Leave what is queued to this CPU's tasklet; bottom halves off. */
-static void sroce_loop_defer(struct sroce_dev *sdev)
-{
-	if (sroce_loop_let_go(sdev))
-		tasklet_schedule(&this_cpu_ptr(sdev->loop.cpu)->task);
-}
-
-/*
- * Drain the claimed queue, @batches of SROCE_LOOP_BUDGET packets at most,
- * then let go of it; bottom halves off. The rest, if the batches run out
- * or the scheduler wants the CPU, is left to this CPU's tasklet.
- */
-static void sroce_loop_drain_claimed(struct sroce_dev *sdev, int batches)
-{
+	/* A full barrier: orders our queueing before it. */
+	if (test_and_set_bit(i, &sdev->loop.busy))
+		return budget;	/* its drainer will see our packets */
 	for (;;) {
-		if (sroce_loop_drain(sdev, SROCE_LOOP_BUDGET)) {
-			/* More is queued: go on, unless the CPU is wanted. */
-			if (!--batches || need_resched()) {
-				sroce_loop_defer(sdev);
-				return;
-			}
-		} else if (!sroce_loop_unclaim(sdev)) {
-			return;
+		while (budget && (skb = skb_dequeue(q))) {
+			sroce_rcv(sdev, skb);
+			budget--;
+		}
+		/*
+		 * Let go, then look again: a CPU that queued a packet after
+		 * our last dequeue and found us busy left it to us.
+		 */
+		clear_bit_unlock(i, &sdev->loop.busy);
+		/* Pairs with the test_and_set_bit() above, on that CPU. */
+		smp_mb__after_atomic();
+		if (skb_queue_empty_lockless(q))
+			return budget;
+		if (!budget || need_resched()) {
+			set_bit(i, &lc->pending);
+			return 0;
+		}
+		if (test_and_set_bit(i, &sdev->loop.busy))
+			return budget;
+	}
+}
+
+/*
+ * Drain the queues this CPU put packets on, and those their packets put
+ * packets on, @budget packets at most; bottom halves off. Return: true if
+ * some are left.
+ */
+static bool sroce_loop_run(struct sroce_dev *sdev, struct sroce_loop_cpu *lc,
+			   int budget)
+{
+	unsigned long todo;
+	unsigned int i;
+
+	while (budget && (todo = xchg(&lc->pending, 0))) {
+		for_each_set_bit(i, &todo, SROCE_LOOP_QUEUES) {
+			if (budget)
+				budget = sroce_loop_drain(sdev, lc, i, budget);
+			else
+				set_bit(i, &lc->pending);
 		}
 	}
+	return READ_ONCE(lc->pending);
 }
 
-static void sroce_loop_run(struct tasklet_struct *t)
+static void sroce_loop_task(struct tasklet_struct *t)
 {
 	struct sroce_loop_cpu *lc = from_tasklet(lc, t, task);
 
-	/* If another CPU drains, it will see our packets. */
-	if (sroce_loop_claim(lc->sdev))
-		sroce_loop_drain_claimed(lc->sdev, 1);
+	if (sroce_loop_run(lc->sdev, lc, SROCE_LOOP_BUDGET))
+		tasklet_schedule(&lc->task);
 }
 
 /**
- * sroce_loop_release() - drain the claimed queue, then let go of it
- * @sdev: the device; the caller claimed its queue with bottom halves off,
- *	  holds no lock, and enables them again after this
+ * sroce_loop_begin() - a doorbell will receive what it sends
+ * @sdev: the device; bottom halves off until after sroce_loop_end()
+ *
+ * The packets this CPU queues until then are the doorbell's to receive,
+ * not the tasklet's.
+ */
+void sroce_loop_begin(struct sroce_dev *sdev)
+{
+	this_cpu_ptr(sdev->loop.cpu)->draining = true;
+}
+
+/**
+ * sroce_loop_end() - receive what the doorbell sent
+ * @sdev: the device; after sroce_loop_begin(), no lock held
  *
  * A doorbell receives its own loopback traffic, and what it causes (ACKs,
  * responses, the rest of a message), in its own system call, as a
@@ -119,38 +136,48 @@ static void sroce_loop_run(struct tasklet_struct *t)
  * caller's, not ksoftirqd's, and is done before the call returns. It
  * leaves the rest to this CPU's tasklet when the scheduler wants the CPU
  * or after SROCE_LOOP_SYSCALL packets. Bottom halves stay off the whole
- * time, so the caller cannot be preempted while other CPUs leave their
+ * time, so the caller cannot be preempted while another CPU leaves its
  * packets to it.
  */
-void sroce_loop_release(struct sroce_dev *sdev)
+void sroce_loop_end(struct sroce_dev *sdev)
 {
-	sroce_loop_drain_claimed(sdev, SROCE_LOOP_SYSCALL / SROCE_LOOP_BUDGET);
+	struct sroce_loop_cpu *lc = this_cpu_ptr(sdev->loop.cpu);
+
+	if (sroce_loop_run(sdev, lc, SROCE_LOOP_SYSCALL))
+		tasklet_schedule(&lc->task);
+	lc->draining = false;
 }
 
 /**
  * sroce_loop_send() - receive a packet on its sender's device, later
  * @sdev: the sending device
- * @skb: the packet from its UDP header on, with skb->dev set; consumed
+ * @skb: the packet from its UDP header on, linear up to the end of the
+ *	 BTH, with skb->dev set; consumed
  *
- * Any context; the packet is received in softirq once the caller's CPU
- * enables bottom halves again.
+ * Any context but hard interrupts; the packet is received by this CPU's
+ * doorbell, or in softirq once the caller's CPU enables bottom halves
+ * again.
  */
 void sroce_loop_send(struct sroce_dev *sdev, struct sk_buff *skb)
 {
+	unsigned int i = sroce_loop_queue(skb);
 	struct sroce_loop_cpu *lc;
 
-	skb_queue_tail(&sdev->loop.q, skb);
+	skb_queue_tail(&sdev->loop.q[i], skb);
 	lc = get_cpu_ptr(sdev->loop.cpu);
-	tasklet_schedule(&lc->task);
+	set_bit(i, &lc->pending);
+	if (!lc->draining)
+		tasklet_schedule(&lc->task);
 	put_cpu_ptr(sdev->loop.cpu);
 }
 
-/* Set up the loopback queue of a new device. */
+/* Set up the loopback queues of a new device. */
 int sroce_loop_init(struct sroce_dev *sdev)
 {
-	int cpu;
+	int cpu, i;
 
-	skb_queue_head_init(&sdev->loop.q);
+	for (i = 0; i < SROCE_LOOP_QUEUES; i++)
+		skb_queue_head_init(&sdev->loop.q[i]);
 	sdev->loop.cpu = alloc_percpu(struct sroce_loop_cpu);
 	if (!sdev->loop.cpu)
 		return -ENOMEM;
@@ -158,21 +185,22 @@ int sroce_loop_init(struct sroce_dev *sdev)
 		struct sroce_loop_cpu *lc = per_cpu_ptr(sdev->loop.cpu, cpu);
 
 		lc->sdev = sdev;
-		tasklet_setup(&lc->task, sroce_loop_run);
+		tasklet_setup(&lc->task, sroce_loop_task);
 	}
 	return 0;
 }
 
-/* Stop it, once no QP of the device can send any more. */
+/* Stop them, once no QP of the device can send any more. */
 void sroce_loop_fini(struct sroce_dev *sdev)
 {
-	int cpu;
+	int cpu, i;
 
 	if (!sdev->loop.cpu)
 		return;
 	for_each_possible_cpu(cpu)
 		tasklet_kill(&per_cpu_ptr(sdev->loop.cpu, cpu)->task);
-	skb_queue_purge(&sdev->loop.q);
+	for (i = 0; i < SROCE_LOOP_QUEUES; i++)
+		skb_queue_purge(&sdev->loop.q[i]);
 	free_percpu(sdev->loop.cpu);
 	sdev->loop.cpu = NULL;
 }

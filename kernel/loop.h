@@ -10,17 +10,29 @@
 
 struct sroce_dev;
 
+/* Queues per device: one bit each in a word of flags. */
+#define SROCE_LOOP_QUEUES	BITS_PER_LONG
+
+/*
+ * A CPU's part: the queues it put packets on and has not drained yet
+ * (@pending, a bit per queue), and the tasklet that drains them unless a
+ * doorbell on this CPU does (@draining).
+ */
 struct sroce_loop_cpu {
 	struct tasklet_struct task;
 	struct sroce_dev *sdev;
+	unsigned long pending;
+	bool draining;
 };
 
 /*
- * One FIFO per device, so that a QP's packets arrive in the order it sent
- * them, drained by one CPU at a time (@busy) from that CPU's own tasklet.
+ * A FIFO per flow (the destination QP, requests apart from responses),
+ * hashed into SROCE_LOOP_QUEUES queues, so that a flow's packets arrive in
+ * the order they were sent; each drained by one CPU at a time (@busy, a
+ * bit per queue).
  */
 struct sroce_loop {
-	struct sk_buff_head q;
+	struct sk_buff_head q[SROCE_LOOP_QUEUES];
 	unsigned long busy;
 	struct sroce_loop_cpu __percpu *cpu;
 };
@@ -28,7 +40,7 @@ struct sroce_loop {
 int sroce_loop_init(struct sroce_dev *sdev);
 void sroce_loop_fini(struct sroce_dev *sdev);
 void sroce_loop_send(struct sroce_dev *sdev, struct sk_buff *skb);
-bool sroce_loop_claim(struct sroce_dev *sdev);
-void sroce_loop_release(struct sroce_dev *sdev);
+void sroce_loop_begin(struct sroce_dev *sdev);
+void sroce_loop_end(struct sroce_dev *sdev);
 
 #endif /* SROCE_LOOP_H */

@@ -671,7 +671,7 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
 int sroce_req_doorbell(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	bool failed, drain;
+	bool failed;
 
 	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
 		/* In the error state, what was just posted is flushed. */
@@ -680,12 +680,11 @@ int sroce_req_doorbell(struct sroce_qp *qp)
 	}
 	local_bh_disable();
 	/* Loopback traffic is received in this call (loop.c). */
-	drain = sroce_loop_claim(sdev);
+	sroce_loop_begin(sdev);
 	spin_lock(&qp->sq_lock);
 	failed = sroce_req_resume(qp);
 	spin_unlock(&qp->sq_lock);
-	if (drain)
-		sroce_loop_release(sdev);
+	sroce_loop_end(sdev);
 	local_bh_enable();
 	/*
 	 * Another context may have moved the QP to error (and flushed) while
