@@ -21,6 +21,7 @@
 #include "kverbs.h"
 #include "mcast.h"
 #include "qp.h"
+#include "xmit.h"
 
 #define SROCE_QPN_MAX	0xffffff
 
@@ -139,7 +140,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_count;
 	sroce_cc_qp_init(qp);
 	if (init->qp_type == IB_QPT_RC || init->qp_type == IB_QPT_UC) {
-		err = sroce_req_init(qp);
+		err = sroce_route_init(qp);
+		if (!err)
+			err = sroce_req_init(qp);
 		if (!err) {
 			err = sroce_rcresp_init(qp);
 			if (err)
@@ -176,6 +179,7 @@ err_queues:
 		sroce_rcresp_cleanup(qp);
 	sroce_req_cleanup(qp);
 err_queues_only:
+	sroce_route_fini(qp);
 	sroce_qp_destroy_queues(qp);
 err_count:
 	atomic_dec(&sdev->num_qp);
@@ -441,8 +445,15 @@ static void sroce_qp_apply_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		qp->qkey = attr->qkey;
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->access = attr->qp_access_flags;
-	if (mask & IB_QP_AV)
+	if (mask & IB_QP_AV) {
+		/* The engines send, and cache the route, under their locks. */
+		spin_lock(&qp->sq_lock);
+		spin_lock(&qp->resp_lock);
 		qp->av = *av;
+		sroce_route_reset(qp);
+		spin_unlock(&qp->resp_lock);
+		spin_unlock(&qp->sq_lock);
+	}
 	if (mask & IB_QP_PATH_MTU)
 		qp->path_mtu = attr->path_mtu;
 	if (mask & IB_QP_TIMEOUT)
@@ -595,6 +606,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (sroce_qp_connected(qp))
 		sroce_rcresp_cleanup(qp);
 	sroce_req_cleanup(qp);
+	sroce_route_fini(qp);
 	sroce_qp_destroy_queues(qp);
 	atomic_dec(&sdev->num_qp);
 	return 0;

@@ -8,6 +8,7 @@
 #include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/spinlock.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "av.h"
@@ -57,6 +58,7 @@ struct sroce_qp {
 	bool dying;			/* being destroyed: no more events */
 	u32 mtu;			/* path MTU in bytes, for RC and UC */
 	struct sroce_av av;
+	struct dst_cache route;		/* RC, UC: the route to av (xmit.c) */
 
 	struct sroce_req req;		/* under sq_lock */
 	struct sroce_resp resp;		/* RC, UC: under resp_lock */

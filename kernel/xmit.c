@@ -8,12 +8,16 @@
  *
  * Every packet a QP sends goes through sroce_qp_xmit(), which gives it the
  * QP's UDP source port and the device's ECN bits; the requester paces
- * (cc.c) before it builds a packet.
+ * (cc.c) before it builds a packet. A connected QP keeps its route (the
+ * kernel's per-CPU dst_cache, as tunnels do): a route to a local address
+ * is not cached by the IP layer, and looking it up allocated and freed
+ * a dst for every packet.
  */
 #include <linux/hash.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <net/dst_cache.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
@@ -62,7 +66,8 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 
 static struct dst_entry *sroce_route4(struct net *net, struct sk_buff *skb,
 				      const struct sroce_av *av, u8 tclass,
-				      int oif, bool *local)
+				      int oif, struct dst_cache *route,
+				      bool *local)
 {
 	struct flowi4 fl = {
 		.daddr = av->daddr.s6_addr32[3],
@@ -70,15 +75,22 @@ static struct dst_entry *sroce_route4(struct net *net, struct sk_buff *skb,
 		.flowi4_proto = IPPROTO_UDP,
 		.flowi4_tos = RT_TOS(tclass),
 	};
-	struct rtable *rt;
+	struct rtable *rt = NULL;
 	struct iphdr *iph;
+	__be32 saddr;
 
 	/* A multicast group is reached through the device's own netdev. */
 	if (ipv4_is_multicast(fl.daddr))
 		fl.flowi4_oif = oif;
-	rt = ip_route_output_key(net, &fl);
-	if (IS_ERR(rt))
-		return ERR_CAST(rt);
+	if (route)
+		rt = dst_cache_get_ip4(route, &saddr);
+	if (!rt) {
+		rt = ip_route_output_key(net, &fl);
+		if (IS_ERR(rt))
+			return ERR_CAST(rt);
+		if (route)
+			dst_cache_set_ip4(route, &rt->dst, fl.saddr);
+	}
 	*local = rt->rt_type == RTN_LOCAL;
 
 	iph = skb_push(skb, sizeof(*iph));
@@ -100,7 +112,8 @@ static struct dst_entry *sroce_route4(struct net *net, struct sk_buff *skb,
 
 static struct dst_entry *sroce_route6(struct net *net, struct sk_buff *skb,
 				      const struct sroce_av *av, u8 tclass,
-				      int oif, bool *local)
+				      int oif, struct dst_cache *route,
+				      bool *local)
 {
 	struct flowi6 fl = {
 		.daddr = av->daddr,
@@ -108,17 +121,24 @@ static struct dst_entry *sroce_route6(struct net *net, struct sk_buff *skb,
 		.flowi6_proto = IPPROTO_UDP,
 		.flowlabel = ip6_make_flowinfo(tclass, htonl(av->flow_label)),
 	};
-	struct ipv6hdr *ip6h;
-	struct dst_entry *dst;
+	struct dst_entry *dst = NULL;
 	unsigned int paylen = skb->len;
+	struct ipv6hdr *ip6h;
+	struct in6_addr saddr;
 
 	if (!ipv6_stub || !ipv6_stub->ipv6_dst_lookup_flow)
 		return ERR_PTR(-EAFNOSUPPORT);
 	if (ipv6_addr_is_multicast(&fl.daddr))
 		fl.flowi6_oif = oif;
-	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl, NULL);
-	if (IS_ERR(dst))
-		return dst;
+	if (route)
+		dst = dst_cache_get_ip6(route, &saddr);
+	if (!dst) {
+		dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl, NULL);
+		if (IS_ERR(dst))
+			return dst;
+		if (route)
+			dst_cache_set_ip6(route, dst, &fl.saddr);
+	}
 	*local = dst->dev->flags & IFF_LOOPBACK;
 
 	ip6h = skb_push(skb, sizeof(*ip6h));
@@ -139,13 +159,15 @@ static struct dst_entry *sroce_route6(struct net *net, struct sk_buff *skb,
  * @av: addresses and header fields
  * @tclass: the IP traffic class (DSCP and ECN)
  * @sport: UDP source port
+ * @route: the sender's cache of the route to @av (sroce_route_init()), or
+ *	   NULL to look it up
  * @skb: from sroce_skb_alloc(), filled in; consumed
  *
- * Process context or softirq.
+ * Bottom halves off (softirq, or an engine's lock).
  * Return: 0, or a negative errno (no route, or the packet was dropped).
  */
 int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
-	       u16 sport, struct sk_buff *skb)
+	       u16 sport, struct dst_cache *route, struct sk_buff *skb)
 {
 	struct net *net = dev_net(sdev->ndev);
 	struct dst_entry *dst;
@@ -162,9 +184,12 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
 	uh->len = htons(skb->len);
 	uh->check = 0;
 
+	lockdep_assert_in_softirq();
 	dst = av->ipv6 ?
-	      sroce_route6(net, skb, av, tclass, sdev->ndev->ifindex, &local) :
-	      sroce_route4(net, skb, av, tclass, sdev->ndev->ifindex, &local);
+	      sroce_route6(net, skb, av, tclass, sdev->ndev->ifindex, route,
+			   &local) :
+	      sroce_route4(net, skb, av, tclass, sdev->ndev->ifindex, route,
+			   &local);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);
@@ -211,5 +236,36 @@ int sroce_qp_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 
 	sroce_count(&sdev->counters, SROCE_CNT_TX_PACKETS);
 	return sroce_xmit(sdev, av, sroce_cc_tclass(sdev, av->traffic_class),
-			  sroce_sport(qp->ibqp.qp_num), skb);
+			  sroce_sport(qp->ibqp.qp_num),
+			  av == &qp->av ? &qp->route : NULL, skb);
+}
+
+/**
+ * sroce_route_init() - give a connected QP its route cache
+ * @qp: a new RC or UC QP; a UD QP's stays empty and is never used
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int sroce_route_init(struct sroce_qp *qp)
+{
+	return dst_cache_init(&qp->route, GFP_KERNEL);
+}
+
+/**
+ * sroce_route_reset() - the QP's address vector changed
+ * @qp: the QP; qp->lock, sq_lock and resp_lock held
+ *
+ * What is cached is stale from now on (dst_cache counts a route cached in
+ * the jiffy of the reset as stale too). The engines that use the cache
+ * hold one of the locks, so none caches a route to the old address after.
+ */
+void sroce_route_reset(struct sroce_qp *qp)
+{
+	dst_cache_reset(&qp->route);
+}
+
+/* Free it, once the QP sends no more. */
+void sroce_route_fini(struct sroce_qp *qp)
+{
+	dst_cache_destroy(&qp->route);
 }

@@ -8,6 +8,7 @@
 #include <linux/hash.h>
 #include <linux/skbuff.h>
 
+struct dst_cache;
 struct sroce_av;
 struct sroce_dev;
 struct sroce_qp;
@@ -16,9 +17,12 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 				const struct sroce_av *av, unsigned int len,
 				gfp_t gfp);
 int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
-	       u16 sport, struct sk_buff *skb);
+	       u16 sport, struct dst_cache *route, struct sk_buff *skb);
 int sroce_qp_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		  struct sk_buff *skb);
+int sroce_route_init(struct sroce_qp *qp);
+void sroce_route_reset(struct sroce_qp *qp);
+void sroce_route_fini(struct sroce_qp *qp);
 
 /* UDP source port of a QP: flow entropy for ECMP, like hardware NICs. */
 static inline u16 sroce_sport(u32 qpn)
