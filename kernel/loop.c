@@ -7,7 +7,8 @@
  * lock. A user doorbell receives what it queued itself once it has let go
  * of its lock (sroce_loop_end()); any other sender leaves it to its CPU's
  * tasklet, raised with bottom halves off (every engine runs so), which
- * runs as soon as the sender enables them again.
+ * runs as soon as the sender enables them again. No ICRC is computed for
+ * such a packet, nor checked (xmit.c).
  *
  * A flow's packets must not overtake one another, and a QP sends from
  * several CPUs (the doorbell's, the receive path's, its timers'). So a
@@ -63,7 +64,7 @@ static int sroce_loop_drain(struct sroce_dev *sdev, struct sroce_loop_cpu *lc,
 		return budget;	/* its drainer will see our packets */
 	for (;;) {
 		while (budget && (skb = skb_dequeue(q))) {
-			sroce_rcv(sdev, skb);
+			sroce_rcv_local(sdev, skb);
 			budget--;
 		}
 		/*

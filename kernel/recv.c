@@ -2,9 +2,10 @@
 /*
  * recv.c: checks every received RoCEv2 packet, in the softirq that
  * received it: the IP header sroce can compute an ICRC over, the packet's
- * structure (core/pkt.c) and its ICRC (core/icrc.c). Each refusal is
- * counted. A packet that passes every check is counted as received and
- * goes to the engine for its opcode: UD sends to resp.c (or mcast.c),
+ * structure (core/pkt.c) and its ICRC (core/icrc.c; not for a packet the
+ * device looped back in memory, loop.c). Each refusal is counted. A
+ * packet that passes every check is counted as received and goes to the
+ * engine for its opcode: UD sends to resp.c (or mcast.c),
  * RC and UC requests to rcresp.c, RC responses to comp.c, CNPs to cc.c.
  * A connected QP takes packets only from its peer's address, to its own;
  * a CE-marked one makes it send a CNP (cc.c).
@@ -139,13 +140,12 @@ static void sroce_rcv_cnp(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_qp_put(qp);
 }
 
-/**
- * sroce_rcv() - take one RoCEv2 datagram
- * @sdev: the device of the netdev it arrived on
- * @skb: skb->data at the UDP header; the UDP layer has trimmed it to the
- *	 datagram's length. Consumed.
+/*
+ * Take one RoCEv2 datagram; check its ICRC unless it was looped back in
+ * memory (@icrc false), where none was computed.
  */
-void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+static void sroce_rcv_one(struct sroce_dev *sdev, struct sk_buff *skb,
+			  bool icrc)
 {
 	struct sroce_counters *c = &sdev->counters;
 	bool ipv6 = skb->protocol == htons(ETH_P_IPV6);
@@ -173,14 +173,17 @@ void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 		goto drop;
 	}
 
-	crc = sroce_icrc_begin(skb_network_header(skb), ipv6);
-	crc = sroce_skb_crc(skb, udp + SROCE_BTH_BYTES,
-			    len - SROCE_BTH_BYTES - SROCE_ICRC_BYTES, crc);
-	if (skb_copy_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire,
-			  sizeof(wire)) ||
-	    sroce_icrc_final(crc) != le32_to_cpu(wire)) {
-		sroce_count(c, SROCE_CNT_RX_ICRC_ERR);
-		goto drop;
+	if (icrc) {
+		crc = sroce_icrc_begin(skb_network_header(skb), ipv6);
+		crc = sroce_skb_crc(skb, udp + SROCE_BTH_BYTES,
+				    len - SROCE_BTH_BYTES - SROCE_ICRC_BYTES,
+				    crc);
+		if (skb_copy_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire,
+				  sizeof(wire)) ||
+		    sroce_icrc_final(crc) != le32_to_cpu(wire)) {
+			sroce_count(c, SROCE_CNT_RX_ICRC_ERR);
+			goto drop;
+		}
 	}
 	sroce_count(c, SROCE_CNT_RX_PACKETS);
 	if (sroce_cc_skb_ce(skb))
@@ -205,4 +208,25 @@ void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 
 drop:
 	kfree_skb(skb);
+}
+
+/**
+ * sroce_rcv() - take one RoCEv2 datagram from the network
+ * @sdev: the device of the netdev it arrived on
+ * @skb: skb->data at the UDP header; the UDP layer has trimmed it to the
+ *	 datagram's length. Consumed.
+ */
+void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	sroce_rcv_one(sdev, skb, true);
+}
+
+/**
+ * sroce_rcv_local() - take one datagram the device looped back (loop.c)
+ * @sdev: the device that sent it
+ * @skb: as for sroce_rcv(), built by sroce_xmit() with no ICRC. Consumed.
+ */
+void sroce_rcv_local(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	sroce_rcv_one(sdev, skb, false);
 }

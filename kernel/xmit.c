@@ -194,6 +194,20 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
+	if (local) {
+		/*
+		 * Receive it as if it had come in on our netdev. It never
+		 * meets a wire, so, as the kernel's loopback device does with
+		 * checksums, no ICRC is computed for it (nor checked: loop.c).
+		 */
+		dst_release(dst);
+		memset(skb_tail_pointer(skb) - SROCE_ICRC_BYTES, 0,
+		       SROCE_ICRC_BYTES);
+		skb->dev = sdev->ndev;
+		skb_pull(skb, skb_transport_offset(skb));
+		sroce_loop_send(sdev, skb);
+		return 0;
+	}
 	skb_dst_set(skb, dst);
 
 	crc = sroce_icrc_begin(skb_network_header(skb), av->ipv6);
@@ -202,15 +216,6 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
 				skb->len - l3 - SROCE_ICRC_BYTES);
 	sroce_icrc_put(skb_tail_pointer(skb) - SROCE_ICRC_BYTES,
 		       sroce_icrc_final(crc));
-
-	if (local) {
-		/* Receive it as if it had come in on our netdev. */
-		skb_dst_drop(skb);
-		skb->dev = sdev->ndev;
-		skb_pull(skb, skb_transport_offset(skb));
-		sroce_loop_send(sdev, skb);
-		return 0;
-	}
 	skb->dev = dst->dev;
 	if (av->ipv6)
 		return ip6_local_out(net, NULL, skb) < 0 ? -EIO : 0;
