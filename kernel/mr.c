@@ -325,12 +325,51 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
 }
 
 /*
+ * Add a checked range of a user MR to @skb as page fragments, each with a
+ * page reference; a range that continues the last fragment extends it.
+ * One fragment is left for the caller's trailer (sroce_skb_end_frags()).
+ * Return: 0, or -E2BIG for a DMA MR or when the fragments run out.
+ */
+static int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
+			   u32 len)
+{
+	u64 pos = iova - mr->ibmr.iova + mr->offset;
+	struct skb_shared_info *sh = skb_shinfo(skb);
+
+	if (!mr->umem)
+		return -E2BIG;
+	while (len) {
+		unsigned int in_page = offset_in_page(pos);
+		unsigned int n = min_t(u32, len, PAGE_SIZE - in_page);
+		struct page *page = mr->pages[pos >> PAGE_SHIFT];
+		int i = sh->nr_frags;
+
+		if (skb_can_coalesce(skb, i, page, in_page)) {
+			skb_frag_size_add(&sh->frags[i - 1], n);
+		} else if (i < MAX_SKB_FRAGS - 1) {
+			get_page(page);
+			skb_fill_page_desc(skb, i, page, in_page, n);
+		} else {
+			return -E2BIG;
+		}
+		skb->len += n;
+		skb->data_len += n;
+		skb->truesize += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
  * Walk @len bytes at message offset @off of an SGE list, checking each
- * piece against its MR, and copy it to or from @buf, or from @skb.
+ * piece against its MR, and copy it to or from @buf, or from @skb, or
+ * add its pages to @to.
  */
 static int sroce_sgl_walk(const struct sroce_sgl *l, u64 off, u32 len,
 			  u8 *buf, const struct sk_buff *skb,
-			  unsigned int skb_off, enum sroce_copy_dir dir)
+			  unsigned int skb_off, struct sk_buff *to,
+			  enum sroce_copy_dir dir)
 {
 	int access = dir == SROCE_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
 	u32 i;
@@ -350,7 +389,9 @@ static int sroce_sgl_walk(const struct sroce_sgl *l, u64 off, u32 len,
 		if (!mr)
 			return -EACCES;
 		err = sroce_mr_check(mr, l->pd, g->addr + off, n, access);
-		if (!err && skb)
+		if (!err && to)
+			err = sroce_mr_attach(mr, g->addr + off, to, n);
+		else if (!err && skb)
 			err = sroce_mr_copy_skb(mr, g->addr + off, skb, skb_off,
 						n);
 		else if (!err)
@@ -382,7 +423,7 @@ static int sroce_sgl_walk(const struct sroce_sgl *l, u64 off, u32 len,
 int sroce_sgl_copy(const struct sroce_sgl *l, u64 off, void *buf, u32 len,
 		   enum sroce_copy_dir dir)
 {
-	return sroce_sgl_walk(l, off, len, buf, NULL, 0, dir);
+	return sroce_sgl_walk(l, off, len, buf, NULL, 0, NULL, dir);
 }
 
 /**
@@ -399,7 +440,26 @@ int sroce_sgl_copy_skb(const struct sroce_sgl *l, u64 off,
 		       const struct sk_buff *skb, unsigned int skb_off,
 		       u32 len)
 {
-	return sroce_sgl_walk(l, off, len, NULL, skb, skb_off, SROCE_TO_MR);
+	return sroce_sgl_walk(l, off, len, NULL, skb, skb_off, NULL,
+			      SROCE_TO_MR);
+}
+
+/**
+ * sroce_sgl_attach() - add part of a message to an skb without copying it
+ * @l: the message's SGE list, in user MRs
+ * @off: offset in the message
+ * @skb: the packet: the pages become its fragments, each with a reference
+ * @len: bytes
+ *
+ * The pages are pinned by their MRs; the references keep them after a
+ * deregistration until the packet is gone. Any context.
+ * Return: as sroce_sgl_copy(), or -E2BIG for a DMA MR or when @skb runs
+ * out of fragments (one is kept for sroce_skb_end_frags()).
+ */
+int sroce_sgl_attach(const struct sroce_sgl *l, u64 off, struct sk_buff *skb,
+		     u32 len)
+{
+	return sroce_sgl_walk(l, off, len, NULL, NULL, 0, skb, SROCE_FROM_MR);
 }
 
 /**

@@ -72,5 +72,7 @@ int sroce_sgl_copy(const struct sroce_sgl *l, u64 off, void *buf, u32 len,
 int sroce_sgl_copy_skb(const struct sroce_sgl *l, u64 off,
 		       const struct sk_buff *skb, unsigned int skb_off,
 		       u32 len);
+int sroce_sgl_attach(const struct sroce_sgl *l, u64 off, struct sk_buff *skb,
+		     u32 len);
 
 #endif /* SROCE_MR_H */

@@ -28,24 +28,7 @@
 #include "rcresp.h"
 #include "recv.h"
 #include "resp.h"
-
-/* CRC of @len bytes at @off (from skb->data), wherever they are. */
-static u32 sroce_skb_crc(struct sk_buff *skb, unsigned int off,
-			 unsigned int len, u32 crc)
-{
-	struct skb_seq_state st;
-	unsigned int n, done = 0;
-	const u8 *data;
-
-	skb_prepare_seq_read(skb, off, off + len, &st);
-	while ((n = skb_seq_read(done, &data, &st)) != 0) {
-		/* A block may run past the upper bound we asked for. */
-		n = min(n, len - done);
-		crc = sroce_icrc_update(crc, data, n);
-		done += n;
-	}
-	return crc;
-}
+#include "xmit.h"
 
 /*
  * The ICRC covers the IP header as the core knows it: IPv4 without
@@ -157,8 +140,7 @@ static void sroce_rcv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 	u32 crc;
 
 	if (skb->len < udp + SROCE_BTH_BYTES + SROCE_ICRC_BYTES ||
-	    !pskb_may_pull(skb, udp + min_t(unsigned int, skb->len - udp,
-					    SROCE_MAX_HDR_BYTES))) {
+	    !pskb_may_pull(skb, udp + SROCE_BTH_BYTES)) {
 		sroce_count(c, SROCE_CNT_RX_SHORT);
 		goto drop;
 	}
@@ -170,6 +152,11 @@ static void sroce_rcv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 	err = sroce_pkt_parse(skb->data + udp, len, &pkt);
 	if (err != SROCE_PKT_OK) {
 		sroce_count(c, sroce_pkt_counter(err));
+		goto drop;
+	}
+	/* The headers in a row; the payload may stay where it is. */
+	if (!pskb_may_pull(skb, udp + pkt.hdr_len)) {
+		sroce_count(c, SROCE_CNT_RX_SHORT);
 		goto drop;
 	}
 

@@ -33,6 +33,7 @@
 
 /* Ask for an ACK at least this often inside long messages. */
 #define SROCE_REQ_ACKREQ_EVERY	32
+#define SROCE_REQ_ZEROCOPY_MIN	256	/* payload bytes */
 
 /* A send WQE copied out of the ring, never read twice from there. */
 struct sroce_swqe {
@@ -89,12 +90,14 @@ static u64 sroce_swqe_len(const struct sroce_send_wqe *w,
 /*
  * Gather @len bytes at message offset @off of the WQE in ring slot @idx,
  * whose checked header is @w: from its inline data, or from its SGE list,
- * read from the ring once more and checked against the MRs again.
+ * read from the ring once more and checked against the MRs again. They
+ * are copied to @buf, or, with @skb, added to it as the MRs' pages.
  * Return: IB_WC_SUCCESS or the error status.
  */
 static enum ib_wc_status sroce_req_gather(struct sroce_qp *qp, u32 idx,
 					  const struct sroce_send_wqe *w,
-					  u32 off, u8 *buf, u32 len)
+					  u32 off, u8 *buf, struct sk_buff *skb,
+					  u32 len)
 {
 	const u8 *slot = sroce_queue_slot(&qp->sq, idx) + sizeof(*w);
 	struct sroce_sge sge[SROCE_MAX_SGE];
@@ -114,9 +117,14 @@ static enum ib_wc_status sroce_req_gather(struct sroce_qp *qp, u32 idx,
 		return IB_WC_SUCCESS;
 	}
 	memcpy(sge, slot, w->num_sge * sizeof(sge[0]));
-	err = sroce_sgl_copy(&l, off, buf, len, SROCE_FROM_MR);
+	if (skb)
+		err = sroce_sgl_attach(&l, off, skb, len);
+	else
+		err = sroce_sgl_copy(&l, off, buf, len, SROCE_FROM_MR);
 	if (err == -ENOSPC)
 		return IB_WC_LOC_LEN_ERR;
+	if (err == -E2BIG)
+		return IB_WC_LOC_QP_OP_ERR;
 	return err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 }
 
@@ -182,7 +190,8 @@ static enum ib_wc_status sroce_req_ud_one(struct sroce_qp *qp,
 		memcpy(p + SROCE_BTH_BYTES + SROCE_DETH_BYTES, &s->w.ex.imm_data,
 		       SROCE_IMMDT_BYTES);
 
-	status = sroce_req_gather(qp, qp->sq.index, &s->w, 0, p + hdr, len);
+	status = sroce_req_gather(qp, qp->sq.index, &s->w, 0, p + hdr, NULL,
+				  len);
 	if (status != IB_WC_SUCCESS) {
 		kfree_skb(skb);
 		return status;
@@ -420,6 +429,23 @@ static void sroce_req_take(struct sroce_qp *qp, struct sroce_sq_wqe *e)
 	qp->sq.index++;
 }
 
+/*
+ * May the payload of this packet go as the MR's own pages rather than a
+ * copy (sroce_sgl_attach())? For an RC QP of a user, where the WQE
+ * completes only once the peer has acknowledged the data, so a packet
+ * still on its way never reads a buffer its owner took back; not for
+ * a few bytes, which are cheaper to copy. Each SGE adds two fragments at
+ * most (a packet's payload is at most a page), and the trailer one.
+ */
+static bool sroce_req_zerocopy(struct sroce_qp *qp,
+			       const struct sroce_send_wqe *w, u32 paylen)
+{
+	return qp->user && qp->ibqp.qp_type == IB_QPT_RC &&
+	       !(w->send_flags & SROCE_SEND_INLINE) &&
+	       paylen >= SROCE_REQ_ZEROCOPY_MIN &&
+	       w->num_sge <= (MAX_SKB_FRAGS - 1) / 2;
+}
+
 /* Header bytes of one request packet after the BTH. */
 static u32 sroce_req_ext_len(u8 opcode)
 {
@@ -445,10 +471,13 @@ static enum ib_wc_status sroce_req_packet(struct sroce_qp *qp, u32 idx,
 	struct sroce_bth bth = {};
 	struct sk_buff *skb;
 	u8 opcode, *p;
+	bool zc;
 
 	opcode = sroce_rc_opcode(qpt, e->op, first, last);
 	off = SROCE_BTH_BYTES + sroce_req_ext_len(opcode);
-	skb = sroce_skb_alloc(sdev, &qp->av, off + paylen + pad, GFP_ATOMIC);
+	zc = sroce_req_zerocopy(qp, &e->w, paylen);
+	skb = sroce_skb_alloc(sdev, &qp->av, off + (zc ? 0 : paylen + pad),
+			      GFP_ATOMIC);
 	if (!skb)
 		return IB_WC_LOC_QP_OP_ERR;
 	p = skb->data;
@@ -503,12 +532,16 @@ static enum ib_wc_status sroce_req_packet(struct sroce_qp *qp, u32 idx,
 		p += SROCE_IETH_BYTES;
 	}
 
-	status = sroce_req_gather(qp, idx, &e->w, k * mtu, p, paylen);
+	status = sroce_req_gather(qp, idx, &e->w, k * mtu, p, zc ? skb : NULL,
+				  paylen);
+	if (status == IB_WC_SUCCESS && zc && sroce_skb_end_frags(skb, pad))
+		status = IB_WC_LOC_QP_OP_ERR;
 	if (status != IB_WC_SUCCESS) {
 		kfree_skb(skb);
 		return status;
 	}
-	memset(p + paylen, 0, pad);
+	if (!zc)
+		memset(p + paylen, 0, pad);
 	rq->unasked = bth.ackreq ? 0 : rq->unasked + 1;
 	sroce_cc_sent(qp, &qp->av, skb->len);
 	/* A packet lost on the way is resent after the ACK timeout. */

@@ -64,6 +64,74 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 	return skb;
 }
 
+/**
+ * sroce_skb_end_frags() - end a packet whose payload is in page fragments
+ * @skb: from sroce_skb_alloc() with only the headers in its data, then
+ *	 the payload added as fragments, one fragment left
+ * @pad: pad bytes after the payload
+ *
+ * Adds the pad and the room for the ICRC as a last fragment of their own.
+ * Return: 0 or -ENOMEM.
+ */
+int sroce_skb_end_frags(struct sk_buff *skb, unsigned int pad)
+{
+	unsigned int n = pad + SROCE_ICRC_BYTES;
+	struct page *page;
+	u8 *t;
+
+	t = netdev_alloc_frag(n);
+	if (!t)
+		return -ENOMEM;
+	memset(t, 0, n);
+	page = virt_to_head_page(t);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
+			   t - (u8 *)page_address(page), n);
+	skb->len += n;
+	skb->data_len += n;
+	skb->truesize += n;
+	return 0;
+}
+
+/* Where the ICRC of a packet goes: its last four bytes. */
+static u8 *sroce_skb_icrc(struct sk_buff *skb)
+{
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	const skb_frag_t *f;
+
+	if (!skb_is_nonlinear(skb))
+		return skb_tail_pointer(skb) - SROCE_ICRC_BYTES;
+	f = &sh->frags[sh->nr_frags - 1];
+	return (u8 *)skb_frag_address(f) + skb_frag_size(f) - SROCE_ICRC_BYTES;
+}
+
+/**
+ * sroce_skb_crc() - feed bytes of an skb into a CRC register
+ * @skb: the packet
+ * @off: first byte, from skb->data
+ * @len: bytes, wherever they are (data or fragments)
+ * @crc: the register (core/icrc.h)
+ *
+ * Return: the new register value.
+ */
+u32 sroce_skb_crc(struct sk_buff *skb, unsigned int off, unsigned int len,
+		  u32 crc)
+{
+	struct skb_seq_state st;
+	unsigned int n, done = 0;
+	const u8 *data;
+
+	if (off + len <= skb_headlen(skb))
+		return sroce_icrc_update(crc, skb->data + off, len);
+	skb_prepare_seq_read(skb, off, off + len, &st);
+	while ((n = skb_seq_read(done, &data, &st)) != 0) {
+		/* A block may run past the upper bound we asked for. */
+		n = min(n, len - done);
+		crc = sroce_icrc_update(crc, data, n);
+		done += n;
+	}
+	return crc;
+}
+
 static struct dst_entry *sroce_route4(struct net *net, struct sk_buff *skb,
 				      const struct sroce_av *av, u8 tclass,
 				      int oif, struct dst_cache *route,
@@ -175,8 +243,11 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
 	bool local = false;
 	unsigned int l3;
 	u32 crc;
+	u8 *icrc;
 
-	skb_put(skb, SROCE_ICRC_BYTES);
+	if (!skb_is_nonlinear(skb))
+		skb_put(skb, SROCE_ICRC_BYTES);
+	icrc = sroce_skb_icrc(skb);
 	uh = skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh->source = htons(sport);
@@ -201,8 +272,7 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
 		 * checksums, no ICRC is computed for it (nor checked: loop.c).
 		 */
 		dst_release(dst);
-		memset(skb_tail_pointer(skb) - SROCE_ICRC_BYTES, 0,
-		       SROCE_ICRC_BYTES);
+		memset(icrc, 0, SROCE_ICRC_BYTES);
 		skb->dev = sdev->ndev;
 		skb_pull(skb, skb_transport_offset(skb));
 		sroce_loop_send(sdev, skb);
@@ -212,10 +282,8 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
 
 	crc = sroce_icrc_begin(skb_network_header(skb), av->ipv6);
 	l3 = sroce_icrc_hdr_bytes(av->ipv6);
-	crc = sroce_icrc_update(crc, skb->data + l3,
-				skb->len - l3 - SROCE_ICRC_BYTES);
-	sroce_icrc_put(skb_tail_pointer(skb) - SROCE_ICRC_BYTES,
-		       sroce_icrc_final(crc));
+	crc = sroce_skb_crc(skb, l3, skb->len - l3 - SROCE_ICRC_BYTES, crc);
+	sroce_icrc_put(icrc, sroce_icrc_final(crc));
 	skb->dev = dst->dev;
 	if (av->ipv6)
 		return ip6_local_out(net, NULL, skb) < 0 ? -EIO : 0;

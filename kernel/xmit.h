@@ -16,6 +16,9 @@ struct sroce_qp;
 struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 				const struct sroce_av *av, unsigned int len,
 				gfp_t gfp);
+int sroce_skb_end_frags(struct sk_buff *skb, unsigned int pad);
+u32 sroce_skb_crc(struct sk_buff *skb, unsigned int off, unsigned int len,
+		  u32 crc);
 int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
 	       u16 sport, struct dst_cache *route, struct sk_buff *skb);
 int sroce_qp_xmit(struct sroce_qp *qp, const struct sroce_av *av,
