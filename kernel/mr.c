@@ -324,14 +324,21 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
 	return err ? -EFAULT : 0;
 }
 
-/*
- * Add a checked range of a user MR to @skb as page fragments, each with a
- * page reference; a range that continues the last fragment extends it.
+/**
+ * sroce_mr_attach() - add a checked range of a user MR to an skb
+ * @mr: the region
+ * @iova: first byte, checked by sroce_mr_check()
+ * @skb: the packet: the pages become its fragments, each with a page
+ *	 reference; a range that continues the last fragment extends it
+ * @len: bytes
+ *
  * One fragment is left for the caller's trailer (sroce_skb_end_frags()).
+ * The pages are pinned by the MR; the references keep them after a
+ * deregistration until the packet is gone. Any context.
  * Return: 0, or -E2BIG for a DMA MR or when the fragments run out.
  */
-static int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
-			   u32 len)
+int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
+		    u32 len)
 {
 	u64 pos = iova - mr->ibmr.iova + mr->offset;
 	struct skb_shared_info *sh = skb_shinfo(skb);
@@ -451,8 +458,7 @@ int sroce_sgl_copy_skb(const struct sroce_sgl *l, u64 off,
  * @skb: the packet: the pages become its fragments, each with a reference
  * @len: bytes
  *
- * The pages are pinned by their MRs; the references keep them after a
- * deregistration until the packet is gone. Any context.
+ * Any context (sroce_mr_attach()).
  * Return: as sroce_sgl_copy(), or -E2BIG for a DMA MR or when @skb runs
  * out of fragments (one is kept for sroce_skb_end_frags()).
  */

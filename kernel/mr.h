@@ -67,6 +67,9 @@ struct sroce_sgl {
 	u32 num;
 };
 
+int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
+		    u32 len);
+
 int sroce_sgl_copy(const struct sroce_sgl *l, u64 off, void *buf, u32 len,
 		   enum sroce_copy_dir dir);
 int sroce_sgl_copy_skb(const struct sroce_sgl *l, u64 off,

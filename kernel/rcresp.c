@@ -213,6 +213,7 @@ static bool sroce_rcresp_read_burst(struct sroce_qp *qp, u32 max)
 			.msn = qp->resp.msn,
 		};
 		struct sk_buff *skb;
+		bool zc;
 		u32 hdr;
 
 		if (!READ_ONCE(qp->dying) &&
@@ -231,8 +232,17 @@ static bool sroce_rcresp_read_burst(struct sroce_qp *qp, u32 max)
 		else
 			bth.opcode = SROCE_RC_READ_RESPONSE_MIDDLE;
 		hdr = sroce_opcode_hdr_len(bth.opcode);
-		skb = sroce_skb_alloc(sdev, &qp->av, hdr + paylen + bth.pad,
+		/* A user's MR goes as its pages (design.rst, zero copy). */
+		zc = paylen >= SROCE_ZEROCOPY_MIN && mr->umem;
+		skb = sroce_skb_alloc(sdev, &qp->av,
+				      hdr + (zc ? 0 : paylen + bth.pad),
 				      GFP_ATOMIC);
+		if (skb && zc &&
+		    (sroce_mr_attach(mr, rd->va, skb, paylen) ||
+		     sroce_skb_end_frags(skb, bth.pad))) {
+			kfree_skb(skb);
+			skb = NULL;
+		}
 		if (!skb) {
 			rd->n = rd->k;	/* the requester asks again */
 			break;
@@ -240,10 +250,11 @@ static bool sroce_rcresp_read_burst(struct sroce_qp *qp, u32 max)
 		sroce_bth_encode(&bth, skb->data);
 		if (hdr > SROCE_BTH_BYTES)
 			sroce_aeth_encode(&aeth, skb->data + SROCE_BTH_BYTES);
-		if (paylen)
+		if (paylen && !zc)
 			sroce_mr_copy(mr, rd->va, skb->data + hdr, paylen,
 				      SROCE_FROM_MR);
-		memset(skb->data + hdr + paylen, 0, bth.pad);
+		if (!zc)
+			memset(skb->data + hdr + paylen, 0, bth.pad);
 		rd->va += paylen;
 		sroce_cc_sent(qp, &qp->av, skb->len);
 		sroce_qp_xmit(qp, &qp->av, skb);

@@ -33,7 +33,6 @@
 
 /* Ask for an ACK at least this often inside long messages. */
 #define SROCE_REQ_ACKREQ_EVERY	32
-#define SROCE_REQ_ZEROCOPY_MIN	256	/* payload bytes */
 
 /* A send WQE copied out of the ring, never read twice from there. */
 struct sroce_swqe {
@@ -442,7 +441,7 @@ static bool sroce_req_zerocopy(struct sroce_qp *qp,
 {
 	return qp->user && qp->ibqp.qp_type == IB_QPT_RC &&
 	       !(w->send_flags & SROCE_SEND_INLINE) &&
-	       paylen >= SROCE_REQ_ZEROCOPY_MIN &&
+	       paylen >= SROCE_ZEROCOPY_MIN &&
 	       w->num_sge <= (MAX_SKB_FRAGS - 1) / 2;
 }
 

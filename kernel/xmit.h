@@ -16,6 +16,9 @@ struct sroce_qp;
 struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 				const struct sroce_av *av, unsigned int len,
 				gfp_t gfp);
+/* Payloads from this size on go as an MR's pages rather than a copy. */
+#define SROCE_ZEROCOPY_MIN	256
+
 int sroce_skb_end_frags(struct sk_buff *skb, unsigned int pad);
 u32 sroce_skb_crc(struct sk_buff *skb, unsigned int off, unsigned int len,
 		  u32 crc);
