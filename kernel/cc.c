@@ -144,12 +144,29 @@ static u32 sroce_cc_rate(struct sroce_dev *sdev,
 	return rate;
 }
 
+/*
+ * Has the QP nothing to pace or count: at its line rate, no cut waiting?
+ * Then a packet needs neither cq->lock nor the clock (which the test VM
+ * reads from an emulated HPET). Read without the lock: a CNP racing with
+ * it takes effect from the next packet on, as it would a moment later
+ * anyway. α catches up when next needed: core/dcqcn.c plays every event
+ * due, however long ago.
+ */
+static bool sroce_cc_at_line(struct sroce_dev *sdev,
+			     const struct sroce_cc_qp *cq)
+{
+	return !READ_ONCE(cq->rp.limited) && !READ_ONCE(cq->rp.cut_pending) &&
+	       READ_ONCE(cq->rp.line) >= READ_ONCE(sdev->cc.line_kbps);
+}
+
 /* May the QP send a packet now? If not, *@when is when it may. */
 static bool sroce_cc_pace_ok(struct sroce_dev *sdev, struct sroce_cc_qp *cq,
 			     u64 *when)
 {
 	bool ok = true;
 
+	if (sroce_cc_at_line(sdev, cq))
+		return true;
 	spin_lock(&cq->lock);
 	if (sroce_cc_rate(sdev, &cq->rp)) {
 		rcu_read_lock();
@@ -282,6 +299,8 @@ void sroce_cc_sent(struct sroce_qp *qp, const struct sroce_av *av,
 	bool was_limited;
 	u64 now;
 
+	if (sroce_cc_at_line(sdev, cq))
+		return;
 	rcu_read_lock();
 	if (!sroce_cc_conf(sdev)->rp) {
 		rcu_read_unlock();
