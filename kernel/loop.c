@@ -40,11 +40,12 @@
 /* The queue of a packet, from its UDP header on. */
 static unsigned int sroce_loop_queue(const struct sk_buff *skb)
 {
-	const u8 *bth = skb->data + sizeof(struct udphdr);
-	u32 dqpn = (bth[5] << 16) | (bth[6] << 8) | bth[7];
-	bool resp = sroce_opcode_flags(bth[0]) & SROCE_OPF_RESP;
+	struct sroce_bth bth;
+	bool resp;
 
-	return hash_32(dqpn << 1 | resp, ilog2(SROCE_LOOP_QUEUES));
+	sroce_bth_decode(skb->data + sizeof(struct udphdr), &bth);
+	resp = sroce_opcode_flags(bth.opcode) & SROCE_OPF_RESP;
+	return hash_32(bth.dqpn << 1 | resp, ilog2(SROCE_LOOP_QUEUES));
 }
 
 /*
