@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * pingpong: the latency floor of the machine itself, for `make bench`
+ * (selftests/bench/guest).
+ *
+ *   pingpong N [US]
+ *
+ * Two processes take turns through one word of shared memory, N round
+ * trips, as the two sides of ib_write_lat take turns through RDMA WRITEs,
+ * but with no driver, no system call and no packet in between; each side
+ * first spins for US microseconds (0), so that a round trip lasts about as
+ * long as a driver's and is as likely to meet an interrupt. What is left
+ * is the machine: two busy-polling processes on two CPUs, the cache line
+ * between them, timer ticks and other interrupts, and, in an emulator,
+ * the host's scheduling of its vCPU threads. Prints the round trip's
+ * percentiles in microseconds, on one line:
+ *
+ *   pingpong <TAB> N <TAB> p50 <TAB> p99 <TAB> p99.9 <TAB> max
+ *
+ * Round trips are timed with the TSC (as perftest does), scaled by
+ * CLOCK_MONOTONIC over the whole run. Exits 1 if anything fails.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Busy for @cycles TSC cycles: a driver's work, without the driver. */
+static void spin(uint64_t cycles)
+{
+	uint64_t end = __rdtsc() + cycles;
+
+	while (cycles && __rdtsc() < end)
+		_mm_pause();
+}
+
+/* The other side: answer each odd turn with the next even one. */
+static void pong(uint64_t *turn, long n, uint64_t work)
+{
+	uint64_t t;
+	long i;
+
+	for (i = 0; i < n; i++) {
+		t = 2 * (uint64_t)i + 1;
+		while (__atomic_load_n(turn, __ATOMIC_ACQUIRE) != t)
+			_mm_pause();
+		spin(work);
+		__atomic_store_n(turn, t + 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* TSC cycles per microsecond, over 20 ms of CLOCK_MONOTONIC. */
+static double tsc_per_us(void)
+{
+	uint64_t ns0 = now_ns(), c0 = __rdtsc(), ns1;
+
+	do
+		ns1 = now_ns();
+	while (ns1 - ns0 < 20000000u);
+	return (double)(__rdtsc() - c0) * 1000.0 / (double)(ns1 - ns0);
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc >= 2 ? atol(argv[1]) : 0, i;
+	double us = argc == 3 ? atof(argv[2]) : 0;
+	uint64_t *turn, *cyc, c0, c1, ns0, ns1, work;
+	double us_per_cycle;
+	int status;
+	pid_t pid;
+
+	if (n < 1000 || argc > 3 || us < 0 || us > 1000) {
+		fprintf(stderr, "usage: pingpong N [US] (N >= 1000, US <= 1000)\n");
+		return 1;
+	}
+	work = (uint64_t)(us * tsc_per_us());
+	cyc = calloc(n, sizeof(*cyc));
+	turn = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!cyc || turn == MAP_FAILED) {
+		perror("pingpong: memory");
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("pingpong: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		pong(turn, n, work);
+		_exit(0);
+	}
+
+	ns0 = now_ns();
+	c0 = __rdtsc();
+	for (i = 0; i < n; i++) {
+		uint64_t t = 2 * (uint64_t)i, start = __rdtsc();
+
+		spin(work);
+		__atomic_store_n(turn, t + 1, __ATOMIC_RELEASE);
+		while (__atomic_load_n(turn, __ATOMIC_ACQUIRE) != t + 2)
+			_mm_pause();
+		cyc[i] = __rdtsc() - start;
+	}
+	c1 = __rdtsc();
+	ns1 = now_ns();
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0 || c1 <= c0) {
+		fprintf(stderr, "pingpong: the other side failed\n");
+		return 1;
+	}
+
+	us_per_cycle = (double)(ns1 - ns0) / 1000.0 / (double)(c1 - c0);
+	qsort(cyc, n, sizeof(*cyc), cmp_u64);
+	printf("pingpong\t%ld\t%.2f\t%.2f\t%.2f\t%.2f\n", n,
+	       cyc[n / 2] * us_per_cycle, cyc[n * 99 / 100] * us_per_cycle,
+	       cyc[n * 999 / 1000] * us_per_cycle, cyc[n - 1] * us_per_cycle);
+	return 0;
+}
