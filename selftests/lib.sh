@@ -26,6 +26,7 @@
 #                         EXIT trap if you replace it)
 #   wait_for SECS CMD...  run CMD (quietly) until it succeeds; fail after SECS
 #   host_listening I PORT is a TCP socket listening on PORT in host I?
+#   rdma_gid NS DEV IP    the RoCE v2 GID index of IPv4 address IP on DEV
 #
 # Commands go through `ip -batch`: under TCG every exec costs ~0.1 s.
 
@@ -150,6 +151,14 @@ roce_gid() {
 	[ "$3" = 4 ] && re='::ffff:' || re='fd77::'
 	host_exec "$1" ibv_devinfo -v -d "$2" |
 		sed -n "s/.*GID\[ *\([0-9]*\)\]:[[:space:]]*$re.*RoCE v2/\1/p" | head -n1
+}
+
+# rdma_gid NS DEV IP: the RoCE v2 GID index of IP on DEV ("" ns: init_net)
+rdma_gid() {
+	local ns=$1 dev=$2 ip=$3
+	${ns:+ip netns exec "$ns"} ibv_devinfo -v -d "$dev" |
+		sed -n "s/.*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:$ip, RoCE v2.*/\1/p" |
+		head -n1
 }
 
 # resources DEV: "pd N cq N qp N mr N" of a sroce device (empty if gone)
