@@ -118,8 +118,13 @@ static bool sroce_loop_run(struct sroce_dev *sdev, struct sroce_loop_cpu *lc,
 static void sroce_loop_task(struct tasklet_struct *t)
 {
 	struct sroce_loop_cpu *lc = from_tasklet(lc, t, task);
+	bool left;
 
-	if (sroce_loop_run(lc->sdev, lc, SROCE_LOOP_BUDGET))
+	/* What the packets cause is drained in this run, as in a doorbell. */
+	lc->draining = true;
+	left = sroce_loop_run(lc->sdev, lc, SROCE_LOOP_BUDGET);
+	lc->draining = false;
+	if (left)
 		tasklet_schedule(&lc->task);
 }
 
@@ -256,7 +261,8 @@ void sroce_loop_send(struct sroce_dev *sdev, struct sk_buff *skb)
 	if (lc->handoff && sroce_loop_handoff(sdev, i, flags))
 		goto out;
 	set_bit(i, &lc->pending);
-	if (!lc->draining)
+	/* On the polling CPU, its thread drains the queue if it polls. */
+	if (!lc->draining && !sroce_poll_here())
 		tasklet_schedule(&lc->task);
 out:
 	put_cpu_ptr(sdev->loop.cpu);

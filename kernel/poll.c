@@ -147,6 +147,27 @@ int sroce_poll_cpu(void)
 }
 
 /**
+ * sroce_poll_here() - will this CPU's thread drain what was just queued?
+ *
+ * Bottom halves off, after setting the queue's bit in this CPU's pending
+ * word. Return: true if this is the polling CPU and its thread polls: it
+ * sees the bit before it sleeps.
+ */
+bool sroce_poll_here(void)
+{
+	struct sroce_poller *p;
+	bool here;
+
+	/* Pairs with the barrier in sroce_poll_sleep(). */
+	smp_mb__after_atomic();
+	rcu_read_lock();
+	p = rcu_dereference(sroce_poller);
+	here = p && p->cpu == smp_processor_id() && READ_ONCE(p->polling);
+	rcu_read_unlock();
+	return here;
+}
+
+/**
  * sroce_poll_kick() - a packet was left to the polling CPU
  *
  * After marking it pending there, in the same RCU read section as the

@@ -12,6 +12,7 @@ void sroce_poll_exit(void);
 void sroce_poll_add(struct sroce_loop *loop);
 void sroce_poll_del(struct sroce_loop *loop);
 int sroce_poll_cpu(void);
+bool sroce_poll_here(void);
 void sroce_poll_kick(void);
 
 #endif /* SROCE_POLL_H */
