@@ -25,14 +25,10 @@ static int __init sroce_init(void)
 	err = sroce_device_init();
 	if (err)
 		goto err_net;
-	err = sroce_poll_init();
-	if (err)
-		goto err_device;
+	sroce_poll_init();
 	rdma_link_register(&sroce_link_ops);
 	return 0;
 
-err_device:
-	sroce_device_exit();
 err_net:
 	sroce_net_exit();
 	return err;

@@ -12,9 +12,11 @@
  * and returns to post the next message, while the thread receives,
  * acknowledges and completes. Like io_uring's SQPOLL thread, it costs a
  * CPU while it polls; it polls while there is work and for
- * SROCE_POLL_IDLE_NS after, then sleeps. A doorbell that finds it asleep
- * wakes it and receives its own packets this time, so no packet waits for
- * a wake-up. Documentation/performance.rst has the numbers.
+ * SROCE_POLL_IDLE_NS after (SROCE_POLL_SHARE_NS if another task wants the
+ * CPU), then sleeps. A doorbell that finds it asleep wakes it and
+ * receives its own packets this time, so no packet waits for a wake-up.
+ * While it polls, it also drains what anything else queues on its CPU
+ * (sroce_poll_here()). Documentation/performance.rst has the numbers.
  *
  * The parameter can be changed at any time (0644): the old thread stops
  * once no doorbell can hand it anything, after receiving what it was
@@ -54,31 +56,23 @@ static int sroce_poll_param = -1;
 static bool sroce_poll_ready;		/* module initialised */
 
 /*
- * Receive what doorbells left to CPU @p->cpu on any device.
- * Return: true if there was something.
+ * Receive what doorbells left to CPU @p->cpu on any device; with @look,
+ * only look. Return: true if there was something.
  */
-static bool sroce_poll_once(struct sroce_poller *p)
+static bool sroce_poll_once(struct sroce_poller *p, bool look)
 {
+	struct sroce_dev *sdev;
 	struct sroce_loop *loop;
 	bool found = false;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(loop, &sroce_poll_devs, poll)
-		found |= sroce_loop_poll(container_of(loop, struct sroce_dev,
-						      loop), p->cpu);
-	rcu_read_unlock();
-	return found;
-}
-
-static bool sroce_poll_pending(struct sroce_poller *p)
-{
-	struct sroce_loop *loop;
-	bool found = false;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(loop, &sroce_poll_devs, poll)
-		found |= sroce_loop_pending(container_of(loop, struct sroce_dev,
-							 loop), p->cpu);
+	list_for_each_entry_rcu(loop, &sroce_poll_devs, poll) {
+		sdev = container_of(loop, struct sroce_dev, loop);
+		if (look)
+			found |= sroce_loop_pending(sdev, p->cpu);
+		else
+			found |= sroce_loop_poll(sdev, p->cpu);
+	}
 	rcu_read_unlock();
 	return found;
 }
@@ -93,7 +87,7 @@ static void sroce_poll_sleep(struct sroce_poller *p)
 	 * we looked sees polling false, and wakes us.
 	 */
 	smp_mb();
-	if (!sroce_poll_pending(p) && !kthread_should_stop())
+	if (!sroce_poll_once(p, true) && !kthread_should_stop())
 		schedule();
 	__set_current_state(TASK_RUNNING);
 	WRITE_ONCE(p->polling, true);
@@ -105,7 +99,7 @@ static int sroce_poll_thread(void *arg)
 	u64 last = local_clock(), idle;
 
 	while (!kthread_should_stop()) {
-		if (sroce_poll_once(p)) {
+		if (sroce_poll_once(p, false)) {
 			last = local_clock();
 		} else {
 			idle = local_clock() - last;
@@ -121,7 +115,7 @@ static int sroce_poll_thread(void *arg)
 		cond_resched();
 	}
 	/* No doorbell finds us any more: receive what they left. */
-	while (sroce_poll_once(p))
+	while (sroce_poll_once(p, false))
 		cond_resched();
 	return 0;
 }
@@ -272,8 +266,11 @@ void sroce_poll_del(struct sroce_loop *loop)
 	synchronize_rcu();
 }
 
-/* Start the thread the parameter asked for at load time. */
-int sroce_poll_init(void)
+/*
+ * Start the thread the parameter asked for at load time. A CPU that is
+ * not online leaves polling off, rather than the module unloaded.
+ */
+void sroce_poll_init(void)
 {
 	int err = 0;
 
@@ -281,10 +278,12 @@ int sroce_poll_init(void)
 	sroce_poll_ready = true;
 	if (sroce_poll_param >= 0)
 		err = sroce_poll_start(sroce_poll_param);
-	if (err)
-		sroce_poll_ready = false;
+	if (err) {
+		pr_warn("poll_cpu=%d: cannot poll there (%d), polling off\n",
+			sroce_poll_param, err);
+		sroce_poll_param = -1;
+	}
 	mutex_unlock(&sroce_poll_lock);
-	return err;
 }
 
 void sroce_poll_exit(void)

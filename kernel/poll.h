@@ -7,7 +7,7 @@
 
 struct sroce_loop;
 
-int sroce_poll_init(void);
+void sroce_poll_init(void);
 void sroce_poll_exit(void);
 void sroce_poll_add(struct sroce_loop *loop);
 void sroce_poll_del(struct sroce_loop *loop);
