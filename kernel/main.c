@@ -8,7 +8,6 @@
 
 #include "device.h"
 #include "net.h"
-#include "poll.h"
 
 static struct rdma_link_ops sroce_link_ops = {
 	.type = "sroce",
@@ -25,7 +24,6 @@ static int __init sroce_init(void)
 	err = sroce_device_init();
 	if (err)
 		goto err_net;
-	sroce_poll_init();
 	rdma_link_register(&sroce_link_ops);
 	return 0;
 
@@ -38,7 +36,6 @@ static void __exit sroce_exit(void)
 {
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_device_exit();
-	sroce_poll_exit();
 	sroce_net_exit();
 }
 
