@@ -188,6 +188,14 @@ resources_back() {
 	return $ok
 }
 
+# counter H NAME: sroce_hH's counter NAME (H may also be a device name)
+counter() {
+	local d=$1
+	[[ $d == [0-9]* ]] && d=sroce_h$d
+	rdma statistic show link "$d/1" |
+		awk -v n="$2" '{ for (i = 3; i < NF; i += 2) if ($i == n) print $(i + 1) }'
+}
+
 # kill9 PID...: SIGKILL each of the background programs a test started,
 # and reap those that are its children (for EXIT traps)
 kill9() {

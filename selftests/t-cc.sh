@@ -47,13 +47,6 @@ clamp_tgt_rate clamp_tgt_rate_after_time_inc dce_tcp_g dce_tcp_rtt
 rate_reduce_monitor_period initial_alpha_value min_time_between_cnps cnp_dscp
 cnp_802p_prio"
 
-# counter H NAME: sroce_hH's counter NAME (H may also be a device name)
-counter() {
-	local d=$1
-	[[ $d == [0-9]* ]] && d=sroce_h$d
-	rdma statistic show link "$d/1" |
-		awk -v n="$2" '{ for (i = 3; i < NF; i += 2) if ($i == n) print $(i + 1) }'
-}
 # setcc H NAME VALUE: set a knob on sroce_hH
 setcc() { echo "$3" >"/sys/class/infiniband/sroce_h$1/cc/$2"; }
 defaults() {

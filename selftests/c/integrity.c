@@ -376,12 +376,15 @@ static bool make_op(struct pair *p, struct vu_rng *rng, enum op_kind kind,
 
 /*
  * Plan @p's round: 4..OPS_MAX random ops, the last one signaled; with
- * @bulk, one RDMA WRITE of @max_len bytes.
+ * @bulk, one RDMA WRITE of @max_len bytes; with @stream, OPS_MAX ops and
+ * only the last signaled.
  */
 static void plan_round(struct pair *p, struct vu_rng *rng,
-		       enum ibv_qp_type type, uint32_t max_len, bool bulk)
+		       enum ibv_qp_type type, uint32_t max_len, bool bulk,
+		       bool stream)
 {
-	int want = 4 + vu_below(rng, OPS_MAX - 3), kinds_n, i;
+	int want = stream ? OPS_MAX : 4 + vu_below(rng, OPS_MAX - 3);
+	int kinds_n, i;
 	uint32_t pkts = 0;
 	uint64_t atom[ATOM_SLOTS];
 
@@ -408,6 +411,8 @@ static void plan_round(struct pair *p, struct vu_rng *rng,
 			memcpy(p->atom, atom, sizeof(atom));	/* undo */
 			break;
 		}
+		if (stream)
+			p->op[i].signaled = false;
 		pkts += p->op[i].len ? (p->op[i].len + p->mtu - 1) / p->mtu : 1;
 		if (type == IBV_QPT_UC && i && pkts > UC_ROUND_PKTS)
 			break;
@@ -423,7 +428,7 @@ static void plan_round(struct pair *p, struct vu_rng *rng,
 }
 
 /* Post @p's receives, then its sends in one to three chains. */
-static int post_round(struct pair *p, struct vu_rng *rng)
+static int post_round(struct pair *p, struct vu_rng *rng, bool stream)
 {
 	struct ibv_recv_wr rwr[OPS_MAX], *rbad;
 	struct ibv_send_wr wr[OPS_MAX], *bad;
@@ -472,6 +477,9 @@ static int post_round(struct pair *p, struct vu_rng *rng)
 	cut2 = cut1 + vu_below(rng, p->nops - cut1 + 1);
 	for (start = 0; start < p->nops; ) {
 		int end = start < cut1 ? cut1 : start < cut2 ? cut2 : p->nops;
+
+		if (stream)
+			end = start + 1;	/* a doorbell per WR */
 
 		for (i = start; i < end; i++)
 			wr[i].next = i + 1 < end ? &wr[i + 1] : NULL;
@@ -795,6 +803,7 @@ FIXTURE_VARIANT(xfer) {
 	bool loopback;		/* both ends on device A */
 	uint32_t max_len;
 	bool bulk;		/* one WRITE of max_len per pair */
+	bool stream;		/* a doorbell per WR, one signaled per round */
 };
 
 /* 16 RC pairs with every opcode and sizes up to 1 MiB */
@@ -826,6 +835,15 @@ FIXTURE_VARIANT_ADD(xfer, rc_loopback) {
 	.loopback = true, .max_len = 1u << 20,
 };
 
+/*
+ * Small messages, each rung alone and unsignaled but the last: the QPs
+ * stream, many doorbells each with work still in flight.
+ */
+FIXTURE_VARIANT_ADD(xfer, rc_loopback_stream) {
+	.type = IBV_QPT_RC, .npairs = 8, .rounds = 40, .family = 0,
+	.loopback = true, .max_len = 1024, .stream = true,
+};
+
 /* UC: see UC_ROUND_PKTS */
 FIXTURE_VARIANT_ADD(xfer, uc_ipv4) {
 	.type = IBV_QPT_UC, .npairs = 8, .rounds = 4, .family = 0,
@@ -846,6 +864,7 @@ static uint64_t variant_seed(const FIXTURE_VARIANT(xfer) *v)
 {
 	return seed ^ ((uint64_t)v->type << 40 | (uint64_t)v->family << 32 |
 		       (uint64_t)v->loopback << 24 | (uint64_t)v->bulk << 16 |
+		       (uint64_t)v->stream << 17 |
 		       (uint64_t)v->npairs);
 }
 
@@ -1015,9 +1034,10 @@ TEST_F_TIMEOUT(xfer, random_ops, 300)
 	     round++) {
 		for (i = 0; i < self->npairs; i++)
 			plan_round(&self->pair[i], &self->rng, variant->type,
-				   max_len, variant->bulk);
+				   max_len, variant->bulk, variant->stream);
 		for (i = 0; i < self->npairs; i++)
-			ASSERT_EQ(0, post_round(&self->pair[i], &self->rng));
+			ASSERT_EQ(0, post_round(&self->pair[i], &self->rng,
+						variant->stream));
 		bad = reap(self->side, self->pair, self->npairs, &logged);
 		for (i = 0; i < self->npairs; i++) {
 			struct pair *p = &self->pair[i];
