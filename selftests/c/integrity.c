@@ -427,7 +427,10 @@ static void plan_round(struct pair *p, struct vu_rng *rng,
 	}
 }
 
-/* Post @p's receives, then its sends in one to three chains. */
+/*
+ * Post @p's receives, then its sends in one to three chains; with @stream,
+ * each send alone.
+ */
 static int post_round(struct pair *p, struct vu_rng *rng, bool stream)
 {
 	struct ibv_recv_wr rwr[OPS_MAX], *rbad;
