@@ -190,11 +190,6 @@ objects_back() {
 	[ "$(objects)" = "$before" ] || { echo "before:"; echo "$before"; false; }
 }
 
-counter() {	# counter DEV NAME
-	rdma statistic show link "$1/1" |
-		awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) print $(i + 1) }'
-}
-
 at_least() { [ "$(counter "$1" "$2")" -ge "$3" ]; }
 
 # 600 datagrams to QP1 with the GSI Q_Key, each longer than a MAD (more than

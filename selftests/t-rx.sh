@@ -15,10 +15,6 @@ ktap_require root cmd:rdma cmd:python3 module:sroce module:veth
 
 ktap_plan 17
 
-counter() {	# counter NAME: its value on sroce_h1
-	rdma statistic show link sroce_h1/1 |
-		awk -v n="$1" '{ for (i = 1; i < NF; i++) if ($i == n) print $(i + 1) }'
-}
 # Each packet ends in exactly one verdict: rx_packets or one of the
 # structural drops (what a good packet then meets at its QP is counted on
 # top, under rx_drop_no_qp, rx_drop_unhandled and the like).
@@ -33,14 +29,14 @@ sends() {
 	local kind=$1 fam=$2 name=$3 n=${4:-1} c0 t0 c1 t1 src dst
 	if [ "$fam" = 6 ]; then src=$(host_ip6 2) dst=$(host_ip6 1)
 	else src=$(host_ip 2) dst=$(host_ip 1); fi
-	c0=$(counter "$name")
+	c0=$(counter 1 "$name")
 	t0=$(total)
 	host_exec 2 python3 "$here/inject.py" veth2 "$mac1" "$src" "$dst" \
 		"$kind" "$n" || return 1
 	wait_for 5 bash -c "[ \"\$(rdma statistic show link sroce_h1/1 |
 		awk -v n=$name '{ for (i = 1; i < NF; i++) if (\$i == n) print \$(i + 1) }')\" -ge $((c0 + n)) ]"
 	sleep 0.2
-	c1=$(counter "$name")
+	c1=$(counter 1 "$name")
 	t1=$(total)
 	if [ "$((c1 - c0))" -ne "$n" ] || [ "$((t1 - t0))" -ne "$n" ]; then
 		echo "$name went $c0 -> $c1, all counters $t0 -> $t1, sent $n"
@@ -76,7 +72,7 @@ ktap_check "IPv4 options: rx_drop_bad_ip" sends ipopt 4 rx_drop_bad_ip
 ktap_check "50 good packets, 50 counted" sends good 4 rx_packets 50
 
 t0=$(total)
-good0=$(counter rx_packets)
+good0=$(counter 1 rx_packets)
 host_exec 2 python3 "$here/inject.py" veth2 "$mac1" "$(host_ip 2)" \
 	"$(host_ip 1)" garbage 1000
 host_exec 2 python3 "$here/inject.py" veth2 "$mac1" "$(host_ip6 2)" \
