@@ -36,6 +36,7 @@
 
 #define SROCE_LOOP_BUDGET	64	/* packets per tasklet run */
 #define SROCE_LOOP_SYSCALL	1024	/* packets per doorbell */
+#define SROCE_LOOP_QUANTUM	16	/* packets per queue per turn */
 
 /* The queue of a packet, from its UDP header on. */
 static unsigned int sroce_loop_queue(const struct sk_buff *skb)
@@ -49,24 +50,28 @@ static unsigned int sroce_loop_queue(const struct sk_buff *skb)
 }
 
 /*
- * Receive the packets on queue @i, @budget at most, unless another CPU
- * drains it. Bottom halves off. What is left when the budget runs out or
- * the scheduler wants the CPU stays pending on this CPU.
+ * Receive queue @i's packets, SROCE_LOOP_QUANTUM and @budget at most,
+ * unless another CPU drains it. Bottom halves off. What is left when the
+ * quantum or the budget runs out, or the scheduler wants the CPU, stays
+ * pending on this CPU.
  * Return: what is left of @budget, 0 to stop.
  */
 static int sroce_loop_drain(struct sroce_dev *sdev, struct sroce_loop_cpu *lc,
 			    unsigned int i, int budget)
 {
+	int quota = min(budget, SROCE_LOOP_QUANTUM);
 	struct sk_buff_head *q = &sdev->loop.q[i];
 	struct sk_buff *skb;
+	bool stop;
 
+	budget -= quota;
 	/* A full barrier: orders our queueing before it. */
 	if (test_and_set_bit(i, &sdev->loop.busy))
-		return budget;	/* its drainer will see our packets */
+		return budget + quota;	/* its drainer will see our packets */
 	for (;;) {
-		while (budget && (skb = skb_dequeue(q))) {
+		while (quota && (skb = skb_dequeue(q))) {
 			sroce_rcv_local(sdev, skb);
-			budget--;
+			quota--;
 		}
 		/*
 		 * Let go, then look again: a CPU that queued a packet after
@@ -76,34 +81,49 @@ static int sroce_loop_drain(struct sroce_dev *sdev, struct sroce_loop_cpu *lc,
 		/* Pairs with the test_and_set_bit() above, on that CPU. */
 		smp_mb__after_atomic();
 		if (skb_queue_empty_lockless(q))
-			return budget;
-		if (!budget || need_resched()) {
+			return budget + quota;
+		stop = need_resched();
+		if (!quota || stop) {
 			set_bit(i, &lc->pending);
-			return 0;
+			return stop ? 0 : budget;
 		}
 		if (test_and_set_bit(i, &sdev->loop.busy))
-			return budget;
+			return budget + quota;
 	}
+}
+
+/* Queue @i's turn in sroce_loop_run(). Return: what is left of @budget. */
+static int sroce_loop_turn(struct sroce_dev *sdev, struct sroce_loop_cpu *lc,
+			   unsigned int i, int budget)
+{
+	if (!budget) {
+		set_bit(i, &lc->pending);	/* it goes first next time */
+		return 0;
+	}
+	lc->next = (i + 1) % SROCE_LOOP_QUEUES;
+	return sroce_loop_drain(sdev, lc, i, budget);
 }
 
 /*
  * Drain the queues this CPU put packets on, and those their packets put
- * packets on, @budget packets at most; bottom halves off. Return: true if
- * some are left.
+ * packets on, @budget packets at most; bottom halves off. The queues take
+ * turns, a quantum each, from the one after the last served: a queue that
+ * its senders keep full cannot starve the others, whose ACKs would time
+ * out behind it. Return: true if some are left.
  */
 static bool sroce_loop_run(struct sroce_dev *sdev, struct sroce_loop_cpu *lc,
 			   int budget)
 {
 	unsigned long todo;
-	unsigned int i;
+	unsigned int i, start;
 
 	while (budget && (todo = xchg(&lc->pending, 0))) {
-		for_each_set_bit(i, &todo, SROCE_LOOP_QUEUES) {
-			if (budget)
-				budget = sroce_loop_drain(sdev, lc, i, budget);
-			else
-				set_bit(i, &lc->pending);
-		}
+		start = lc->next;
+		i = start;
+		for_each_set_bit_from(i, &todo, SROCE_LOOP_QUEUES)
+			budget = sroce_loop_turn(sdev, lc, i, budget);
+		for_each_set_bit(i, &todo, start)
+			budget = sroce_loop_turn(sdev, lc, i, budget);
 	}
 	return READ_ONCE(lc->pending);
 }

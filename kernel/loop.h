@@ -16,12 +16,14 @@ struct sroce_dev;
 /*
  * A CPU's part: the queues it put packets on and has not drained yet
  * (@pending, a bit per queue), and the tasklet that drains them unless a
- * doorbell on this CPU does (@draining).
+ * doorbell on this CPU does (@draining); the queue whose turn is next
+ * (@next, sroce_loop_run()).
  */
 struct sroce_loop_cpu {
 	struct tasklet_struct task;
 	struct sroce_dev *sdev;
 	unsigned long pending;
+	unsigned int next;
 	bool draining;
 };
 
