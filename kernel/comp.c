@@ -58,8 +58,10 @@ void sroce_comp_retire(struct sroce_qp *qp, struct sroce_sq_wqe *e,
 	 */
 	smp_store_release(&qp->sq.ring->cons, rq->head);
 	if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
-	    (e->w.send_flags & SROCE_SEND_SIGNALED))
+	    (e->w.send_flags & SROCE_SEND_SIGNALED)) {
 		sroce_cq_post(to_scq(qp->ibqp.send_cq), &cqe, false);
+		WRITE_ONCE(qp->streak, 0);	/* its poster may wait for it */
+	}
 	if (!sent) {
 		/* Acknowledged while the cursor was rewound to it. */
 		rq->cur = rq->head;

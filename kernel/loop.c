@@ -23,6 +23,8 @@
  *
  * Each CPU notes the queues it put packets on (struct sroce_loop_cpu),
  * and drains those; a queue whose drainer is elsewhere is that one's.
+ * With a polling CPU (poll.c), a streaming doorbell notes its queues on
+ * that CPU instead, whose thread drains them (sroce_loop_poll()).
  */
 #include <linux/hash.h>
 #include <linux/log2.h>
@@ -32,20 +34,25 @@
 #include "core/opcode.h"
 #include "device.h"
 #include "loop.h"
+#include "poll.h"
 #include "recv.h"
 
 #define SROCE_LOOP_BUDGET	64	/* packets per tasklet run */
 #define SROCE_LOOP_SYSCALL	1024	/* packets per doorbell */
 #define SROCE_LOOP_QUANTUM	16	/* packets per queue per turn */
 
-/* The queue of a packet, from its UDP header on. */
-static unsigned int sroce_loop_queue(const struct sk_buff *skb)
+/*
+ * The queue of a packet, from its UDP header on; its opcode's flags in
+ * @flags.
+ */
+static unsigned int sroce_loop_queue(const struct sk_buff *skb, u32 *flags)
 {
 	struct sroce_bth bth;
 	bool resp;
 
 	sroce_bth_decode(skb->data + sizeof(struct udphdr), &bth);
-	resp = sroce_opcode_flags(bth.opcode) & SROCE_OPF_RESP;
+	*flags = sroce_opcode_flags(bth.opcode);
+	resp = *flags & SROCE_OPF_RESP;
 	return hash_32(bth.dqpn << 1 | resp, ilog2(SROCE_LOOP_QUEUES));
 }
 
@@ -131,21 +138,30 @@ static bool sroce_loop_run(struct sroce_dev *sdev, struct sroce_loop_cpu *lc,
 static void sroce_loop_task(struct tasklet_struct *t)
 {
 	struct sroce_loop_cpu *lc = from_tasklet(lc, t, task);
+	bool left;
 
-	if (sroce_loop_run(lc->sdev, lc, SROCE_LOOP_BUDGET))
+	/* What the packets cause is drained in this run, as in a doorbell. */
+	lc->draining = true;
+	left = sroce_loop_run(lc->sdev, lc, SROCE_LOOP_BUDGET);
+	lc->draining = false;
+	if (left)
 		tasklet_schedule(&lc->task);
 }
 
 /**
  * sroce_loop_begin() - a doorbell will receive what it sends
  * @sdev: the device; bottom halves off until after sroce_loop_end()
+ * @handoff: the QP streams: leave what it can to the polling CPU
  *
  * The packets this CPU queues until then are the doorbell's to receive,
- * not the tasklet's.
+ * not the tasklet's, or the polling CPU's (sroce_loop_handoff()).
  */
-void sroce_loop_begin(struct sroce_dev *sdev)
+void sroce_loop_begin(struct sroce_dev *sdev, bool handoff)
 {
-	this_cpu_ptr(sdev->loop.cpu)->draining = true;
+	struct sroce_loop_cpu *lc = this_cpu_ptr(sdev->loop.cpu);
+
+	lc->draining = true;
+	lc->handoff = handoff;
 }
 
 /**
@@ -168,6 +184,79 @@ void sroce_loop_end(struct sroce_dev *sdev)
 	if (sroce_loop_run(sdev, lc, SROCE_LOOP_SYSCALL))
 		tasklet_schedule(&lc->task);
 	lc->draining = false;
+	lc->handoff = false;
+}
+
+/*
+ * Leave queue @i, where a streaming doorbell put a packet with opcode
+ * flags @flags, to the polling CPU, if there is one (poll.c). Only a
+ * request that is a message of its own goes: the poster posts the next
+ * while that CPU receives this one. A message of many packets, or a READ
+ * (its response is one), stays with the doorbell, which sends it in a
+ * burst: handed off, the polling CPU would end up moving the whole
+ * transfer alone. Return: true if handed off.
+ */
+static bool sroce_loop_handoff(struct sroce_dev *sdev, unsigned int i,
+			       u32 flags)
+{
+	bool done = false;
+	int cpu;
+
+	if ((flags & (SROCE_OPF_REQ | SROCE_OPF_ONLY | SROCE_OPF_READ)) !=
+	    (SROCE_OPF_REQ | SROCE_OPF_ONLY))
+		return false;
+	rcu_read_lock();
+	cpu = sroce_poll_cpu();
+	if (cpu >= 0) {
+		set_bit(i, &per_cpu_ptr(sdev->loop.cpu, cpu)->pending);
+		sroce_poll_kick();
+		sroce_count(&sdev->counters, SROCE_CNT_LOOP_HANDOFFS);
+		done = true;
+	}
+	rcu_read_unlock();
+	return done;
+}
+
+/**
+ * sroce_loop_pending() - has anyone left packets to @cpu?
+ * @sdev: the device
+ * @cpu: the polling CPU
+ */
+bool sroce_loop_pending(struct sroce_dev *sdev, int cpu)
+{
+	return READ_ONCE(per_cpu_ptr(sdev->loop.cpu, cpu)->pending);
+}
+
+/**
+ * sroce_loop_poll() - receive what doorbells left to the polling CPU
+ * @sdev: the device
+ * @cpu: the polling CPU, this one unless it went offline
+ *
+ * Process context (poll.c's thread), bottom halves on. What the packets
+ * cause is received here too, as in a doorbell.
+ *
+ * Return: true if there was something.
+ */
+bool sroce_loop_poll(struct sroce_dev *sdev, int cpu)
+{
+	struct sroce_loop_cpu *lc = per_cpu_ptr(sdev->loop.cpu, cpu);
+	struct sroce_loop_cpu *here;
+
+	if (!READ_ONCE(lc->pending))
+		return false;
+	local_bh_disable();
+	here = this_cpu_ptr(sdev->loop.cpu);
+	here->draining = true;
+	/*
+	 * What is left stays pending for the thread's next pass, not for
+	 * the tasklet: that would run in softirq, and then in ksoftirqd.
+	 */
+	sroce_loop_run(sdev, lc, SROCE_LOOP_BUDGET);
+	here->draining = false;
+	if (here != lc && READ_ONCE(here->pending))
+		tasklet_schedule(&here->task);	/* @cpu went offline */
+	local_bh_enable();
+	return true;
 }
 
 /**
@@ -182,14 +271,20 @@ void sroce_loop_end(struct sroce_dev *sdev)
  */
 void sroce_loop_send(struct sroce_dev *sdev, struct sk_buff *skb)
 {
-	unsigned int i = sroce_loop_queue(skb);
 	struct sroce_loop_cpu *lc;
+	unsigned int i;
+	u32 flags;
 
+	i = sroce_loop_queue(skb, &flags);
 	skb_queue_tail(&sdev->loop.q[i], skb);
 	lc = get_cpu_ptr(sdev->loop.cpu);
+	if (lc->handoff && sroce_loop_handoff(sdev, i, flags))
+		goto out;
 	set_bit(i, &lc->pending);
-	if (!lc->draining)
+	/* On the polling CPU, its thread drains the queue if it polls. */
+	if (!lc->draining && !sroce_poll_here())
 		tasklet_schedule(&lc->task);
+out:
 	put_cpu_ptr(sdev->loop.cpu);
 }
 
@@ -209,6 +304,7 @@ int sroce_loop_init(struct sroce_dev *sdev)
 		lc->sdev = sdev;
 		tasklet_setup(&lc->task, sroce_loop_task);
 	}
+	sroce_poll_add(&sdev->loop);
 	return 0;
 }
 
@@ -219,6 +315,7 @@ void sroce_loop_fini(struct sroce_dev *sdev)
 
 	if (!sdev->loop.cpu)
 		return;
+	sroce_poll_del(&sdev->loop);
 	for_each_possible_cpu(cpu)
 		tasklet_kill(&per_cpu_ptr(sdev->loop.cpu, cpu)->task);
 	for (i = 0; i < SROCE_LOOP_QUEUES; i++)

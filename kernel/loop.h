@@ -17,7 +17,9 @@ struct sroce_dev;
  * A CPU's part: the queues it put packets on and has not drained yet
  * (@pending, a bit per queue), and the tasklet that drains them unless a
  * doorbell on this CPU does (@draining); the queue whose turn is next
- * (@next, sroce_loop_run()).
+ * (@next, sroce_loop_run()). A doorbell of a streaming QP (@handoff)
+ * leaves its packets to the polling CPU if there is one (poll.c): it sets
+ * that CPU's @pending bits instead.
  */
 struct sroce_loop_cpu {
 	struct tasklet_struct task;
@@ -25,6 +27,7 @@ struct sroce_loop_cpu {
 	unsigned long pending;
 	unsigned int next;
 	bool draining;
+	bool handoff;
 };
 
 /*
@@ -37,12 +40,15 @@ struct sroce_loop {
 	struct sk_buff_head q[SROCE_LOOP_QUEUES];
 	unsigned long busy;
 	struct sroce_loop_cpu __percpu *cpu;
+	struct list_head poll;		/* on poll.c's list of devices */
 };
 
 int sroce_loop_init(struct sroce_dev *sdev);
 void sroce_loop_fini(struct sroce_dev *sdev);
 void sroce_loop_send(struct sroce_dev *sdev, struct sk_buff *skb);
-void sroce_loop_begin(struct sroce_dev *sdev);
+void sroce_loop_begin(struct sroce_dev *sdev, bool handoff);
 void sroce_loop_end(struct sroce_dev *sdev);
+bool sroce_loop_poll(struct sroce_dev *sdev, int cpu);
+bool sroce_loop_pending(struct sroce_dev *sdev, int cpu);
 
 #endif /* SROCE_LOOP_H */

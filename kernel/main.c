@@ -8,6 +8,7 @@
 
 #include "device.h"
 #include "net.h"
+#include "poll.h"
 
 static struct rdma_link_ops sroce_link_ops = {
 	.type = "sroce",
@@ -24,9 +25,14 @@ static int __init sroce_init(void)
 	err = sroce_device_init();
 	if (err)
 		goto err_net;
+	err = sroce_poll_init();
+	if (err)
+		goto err_device;
 	rdma_link_register(&sroce_link_ops);
 	return 0;
 
+err_device:
+	sroce_device_exit();
 err_net:
 	sroce_net_exit();
 	return err;
@@ -36,6 +42,7 @@ static void __exit sroce_exit(void)
 {
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_device_exit();
+	sroce_poll_exit();
 	sroce_net_exit();
 }
 

@@ -60,6 +60,11 @@ struct sroce_qp {
 	struct sroce_av av;
 	struct dst_cache route;		/* RC, UC: the route to av (xmit.c) */
 
+	/*
+	 * RC: doorbells since the QP last waited for its peer (took a
+	 * request, completed a signaled WQE); past a few, it streams.
+	 */
+	unsigned int streak;
 	struct sroce_req req;		/* under sq_lock */
 	struct sroce_resp resp;		/* RC, UC: under resp_lock */
 	struct sroce_cc_qp cc;		/* RC, UC, UD: DCQCN */

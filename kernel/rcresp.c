@@ -744,6 +744,8 @@ void sroce_rcresp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 		sroce_count(&sdev->counters, SROCE_CNT_RX_QP_STATE);
 		return;
 	}
+	if (READ_ONCE(qp->streak))
+		WRITE_ONCE(qp->streak, 0);	/* its peer talks: no stream */
 	spin_lock(&qp->resp_lock);
 	/*
 	 * Behind a READ being answered, requests wait in line; but a READ

@@ -34,6 +34,12 @@
 /* Ask for an ACK at least this often inside long messages. */
 #define SROCE_REQ_ACKREQ_EVERY	32
 
+/*
+ * Doorbells of an RC QP in a row without waiting for its peer, after
+ * which it streams: a polling CPU receives for it (loop.c, poll.c).
+ */
+#define SROCE_STREAM_DOORBELLS	4
+
 /* A send WQE copied out of the ring, never read twice from there. */
 struct sroce_swqe {
 	struct sroce_send_wqe w;
@@ -703,6 +709,7 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
 int sroce_req_doorbell(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	unsigned int streak = 0;
 	bool failed;
 
 	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
@@ -710,9 +717,16 @@ int sroce_req_doorbell(struct sroce_qp *qp)
 		sroce_qp_error(qp);
 		return 0;
 	}
+	if (qp->ibqp.qp_type == IB_QPT_RC) {
+		streak = READ_ONCE(qp->streak) + 1;
+		WRITE_ONCE(qp->streak, streak);
+	}
 	local_bh_disable();
-	/* Loopback traffic is received in this call (loop.c). */
-	sroce_loop_begin(sdev);
+	/*
+	 * Loopback traffic is received in this call, or by the polling CPU
+	 * if the QP streams: rung again and again without waiting (loop.c).
+	 */
+	sroce_loop_begin(sdev, streak > SROCE_STREAM_DOORBELLS);
 	spin_lock(&qp->sq_lock);
 	failed = sroce_req_resume(qp);
 	spin_unlock(&qp->sq_lock);
