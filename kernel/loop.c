@@ -57,6 +57,44 @@ static unsigned int sroce_loop_queue(const struct sk_buff *skb, u32 *flags)
 }
 
 /*
+ * Is @next a request to the QP @skb went to? Both from their UDP headers
+ * on, linear to the end of the BTH.
+ */
+static bool sroce_loop_same_qp(const struct sk_buff *skb,
+			       const struct sk_buff *next)
+{
+	struct sroce_bth a, b;
+
+	sroce_bth_decode(skb->data + sizeof(struct udphdr), &a);
+	sroce_bth_decode(next->data + sizeof(struct udphdr), &b);
+	return a.dqpn == b.dqpn &&
+	       (sroce_opcode_flags(b.opcode) & SROCE_OPF_REQ);
+}
+
+/*
+ * Take the packet at the head of queue @q, which this CPU drains; *@more
+ * says whether a request to the same QP is behind it, which the caller
+ * receives next if @later (it has quota left): that one's answer then
+ * covers this one's, and the responder may coalesce the two ACKs
+ * (sroce_rc_ack_now()). Only the drainer takes packets off @q, so the
+ * packet behind stays there.
+ */
+static struct sk_buff *sroce_loop_dequeue(struct sk_buff_head *q, bool later,
+					  bool *more)
+{
+	struct sk_buff *skb, *next = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	skb = __skb_dequeue(q);
+	if (skb && later)
+		next = skb_peek(q);
+	spin_unlock_irqrestore(&q->lock, flags);
+	*more = next && sroce_loop_same_qp(skb, next);
+	return skb;
+}
+
+/*
  * Receive queue @i's packets, SROCE_LOOP_QUANTUM and @budget at most,
  * unless another CPU drains it. Bottom halves off. What is left when the
  * quantum or the budget runs out, or the scheduler wants the CPU, stays
@@ -69,15 +107,18 @@ static int sroce_loop_drain(struct sroce_dev *sdev, struct sroce_loop_cpu *lc,
 	int quota = min(budget, SROCE_LOOP_QUANTUM);
 	struct sk_buff_head *q = &sdev->loop.q[i];
 	struct sk_buff *skb;
-	bool stop;
+	bool stop, more;
 
 	budget -= quota;
 	/* A full barrier: orders our queueing before it. */
 	if (test_and_set_bit(i, &sdev->loop.busy))
 		return budget + quota;	/* its drainer will see our packets */
 	for (;;) {
-		while (quota && (skb = skb_dequeue(q))) {
-			sroce_rcv_local(sdev, skb);
+		while (quota) {
+			skb = sroce_loop_dequeue(q, quota > 1, &more);
+			if (!skb)
+				break;
+			sroce_rcv_local(sdev, skb, more);
 			quota--;
 		}
 		/*

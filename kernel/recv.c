@@ -125,10 +125,11 @@ static void sroce_rcv_cnp(struct sroce_dev *sdev, struct sk_buff *skb,
 
 /*
  * Take one RoCEv2 datagram; check its ICRC unless it was looped back in
- * memory (@icrc false), where none was computed.
+ * memory (@icrc false), where none was computed. @more: a request to the
+ * same QP is received next (struct sroce_pkt).
  */
 static void sroce_rcv_one(struct sroce_dev *sdev, struct sk_buff *skb,
-			  bool icrc)
+			  bool icrc, bool more)
 {
 	struct sroce_counters *c = &sdev->counters;
 	bool ipv6 = skb->protocol == htons(ETH_P_IPV6);
@@ -154,6 +155,7 @@ static void sroce_rcv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_count(c, sroce_pkt_counter(err));
 		goto drop;
 	}
+	pkt.more = more;
 	/* The headers in a row; the payload may stay where it is. */
 	if (!pskb_may_pull(skb, udp + pkt.hdr_len)) {
 		sroce_count(c, SROCE_CNT_RX_SHORT);
@@ -205,15 +207,16 @@ drop:
  */
 void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
-	sroce_rcv_one(sdev, skb, true);
+	sroce_rcv_one(sdev, skb, true, false);
 }
 
 /**
  * sroce_rcv_local() - take one datagram the device looped back (loop.c)
  * @sdev: the device that sent it
  * @skb: as for sroce_rcv(), built by sroce_xmit() with no ICRC. Consumed.
+ * @more: a request to the same QP is received next
  */
-void sroce_rcv_local(struct sroce_dev *sdev, struct sk_buff *skb)
+void sroce_rcv_local(struct sroce_dev *sdev, struct sk_buff *skb, bool more)
 {
-	sroce_rcv_one(sdev, skb, false);
+	sroce_rcv_one(sdev, skb, false, more);
 }

@@ -9,6 +9,6 @@ struct sk_buff;
 struct sroce_dev;
 
 void sroce_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
-void sroce_rcv_local(struct sroce_dev *sdev, struct sk_buff *skb);
+void sroce_rcv_local(struct sroce_dev *sdev, struct sk_buff *skb, bool more);
 
 #endif /* SROCE_RECV_H */

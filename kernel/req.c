@@ -493,7 +493,9 @@ static enum ib_wc_status sroce_req_packet(struct sroce_qp *qp, u32 idx,
 	bth.pkey = IB_DEFAULT_PKEY_FULL;
 	bth.dqpn = qp->dest_qpn;
 	bth.psn = rq->psn;
-	bth.ackreq = sroce_rc_ackreq(qpt, last, rq->unasked,
+	bth.ackreq = sroce_rc_ackreq(qpt, last,
+				     sroce_psn_sub(rq->psn, rq->una) + 1 >=
+				     rq->window, rq->unasked,
 				     SROCE_REQ_ACKREQ_EVERY);
 	sroce_bth_encode(&bth, p);
 	p += SROCE_BTH_BYTES;

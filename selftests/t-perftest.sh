@@ -4,8 +4,8 @@
 # (IPv4 and IPv6 GIDs), in loopback on one device, and against rdma_rxe
 # (every opcode, both directions: wire interop), and each program again
 # connected through rdma_cm (-R). Correctness only:
-# every program must finish and print its table; the figures are for
-# `make bench`.
+# every program must finish and print its table, and loopback ACKs must
+# coalesce (counted in packets); the figures are for `make bench`.
 here=$(dirname "$(readlink -f "$0")")
 . "$here/ktap.sh"
 . "$here/lib.sh"
@@ -14,7 +14,7 @@ progs="ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat i
 ktap_require root cmd:rdma module:sroce module:veth \
 	$(for p in $progs; do echo "cmd:$p"; done)
 
-ktap_plan 30
+ktap_plan 31
 
 hosts_create 2
 sroce_add 1
@@ -33,6 +33,25 @@ for p in ib_write_lat ib_read_bw ib_atomic_bw; do
 	ktap_check "$p, loopback on one device" \
 		perftest "$p" 1 sroce_h1 1 sroce_h1 4 "$ip1" -n 100
 done
+
+# tx_packets of 1600 2-byte WRITEs in loopback, with perftest's ARGS
+write_packets() {
+	local t0 out
+	t0=$(counter 1 tx_packets)
+	out=$(perftest ib_write_bw 1 sroce_h1 1 sroce_h1 4 "$ip1" -s 2 -n 1600 \
+		"$@") || { echo "$out" >&2; return 1; }
+	echo $(($(counter 1 tx_packets) - t0))
+}
+# ACKs coalesce in loopback (sroce_rc_ack_now()): a post list of 16 WRITEs
+# is one doorbell, whose requests wait in one queue, and the responder
+# ACKs only the last; a WRITE alone in its doorbell is ACKed alone.
+one=$(write_packets -l 1)
+list=$(write_packets -l 16)
+echo "1600 WRITEs in loopback: $one packets one per post, $list 16 per post" |
+	ktap_diag
+ktap_check "ACKs coalesce in loopback: fewer than 3/4 of the packets" \
+	test "${list:-0}" -gt 1600 -a "$((${list:-0} * 4))" -lt "$((${one:-0} * 3))"
+
 ktap_check "ib_write_bw, 1 MiB" \
 	perftest ib_write_bw 1 sroce_h1 2 sroce_h2 4 "$ip1" -s 1048576 -n 20
 ktap_check "ib_read_bw, 16 QPs, 64 KiB" \

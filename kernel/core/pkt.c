@@ -45,5 +45,6 @@ enum sroce_pkt_err sroce_pkt_parse(const u8 *buf, size_t len,
 	pkt->flags = info->flags;
 	pkt->hdr_len = info->hdr_len;
 	pkt->paylen = body - pkt->bth.pad;
+	pkt->more = false;
 	return SROCE_PKT_OK;
 }

@@ -24,12 +24,15 @@ enum sroce_pkt_err {
  * @flags: SROCE_OPF_* of the opcode
  * @hdr_len: BTH and extension headers, in bytes
  * @paylen: payload bytes, pad excluded
+ * @more: false from the parser; the receive path sets it when the next
+ *	  packet it takes is a request to the same QP (sroce_rc_ack_now())
  */
 struct sroce_pkt {
 	struct sroce_bth bth;
 	u32 flags;
 	u32 hdr_len;
 	u32 paylen;
+	bool more;
 };
 
 enum sroce_pkt_err sroce_pkt_parse(const u8 *buf, size_t len,

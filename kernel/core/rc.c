@@ -137,22 +137,26 @@ u8 sroce_rc_opcode(enum sroce_qp_type qpt, enum sroce_rc_op op, bool first,
  * sroce_rc_ackreq() - should a request packet set AckReq?
  * @qpt: the QP type
  * @last: the packet ends its message (LAST or ONLY, READ, atomic)
+ * @full: the packet fills the requester's window: it sends nothing more
+ *        until an ACK comes
  * @sent: packets sent without AckReq since the last one with it
  * @every_n: also ask every @every_n packets; 0 for only at message ends
  *
  * Policy (as rxe, which asks every 64 packets): ask for an ACK at the end of
  * every message, so each completes without waiting for the next, and every
- * @every_n packets inside long messages, so the window keeps moving. UC has
- * no ACKs; its AckReq stays clear.
+ * @every_n packets inside long messages, so the window keeps moving; and
+ * when the window is full, or the requester would wait for its timer (a
+ * window of 8 after a timeout, in a message of 64 packets). UC has no ACKs;
+ * its AckReq stays clear.
  *
  * Return: true to set AckReq.
  */
-bool sroce_rc_ackreq(enum sroce_qp_type qpt, bool last, u32 sent,
+bool sroce_rc_ackreq(enum sroce_qp_type qpt, bool last, bool full, u32 sent,
 		     u32 every_n)
 {
 	if (qpt != SROCE_QPT_RC)
 		return false;
-	return last || (every_n && sent + 1 >= every_n);
+	return last || full || (every_n && sent + 1 >= every_n);
 }
 
 /**
@@ -336,7 +340,8 @@ u32 sroce_rc_access(u8 opcode)
 /**
  * sroce_rc_ack_now() - should the responder send an ACK for this request?
  * @verdict: what sroce_rc_resp_psn() said
- * @pkt: the request, accepted if @verdict is EXPECTED
+ * @pkt: the request, accepted if @verdict is EXPECTED; pkt->more says
+ *       that the responder takes another request of this QP next
  * @unacked: requests accepted since the last ACK, NAK or response the
  *           responder sent, this one included; the engine zeroes it
  *           whenever it sends any of those
@@ -347,12 +352,15 @@ u32 sroce_rc_access(u8 opcode)
  * packets), when it ends its message even unasked (rxe ACKs only on
  * AckReq; this costs nothing with such requesters and spares one that asks
  * rarely a wait for its timer), or after @every_n packets; other packets
- * are coalesced into a later ACK. A duplicate SEND or WRITE is ACKed at
- * once, with PSN epsn - 1, since its first ACK was evidently lost (C9-105,
- * as rxe). An atomic is always answered at once, by an atomic ACK, new or
- * duplicate. A READ gets no plain ACK: its responses carry the AETH. UC
- * has no ACKs. NAKs are sent when they arise and are no business of this
- * function, nor are dropped packets.
+ * are coalesced into a later ACK. So is one that pkt->more follows, while
+ * fewer than SROCE_RC_ACK_COALESCE are unacknowledged: whatever the next
+ * request gets (an ACK, a NAK, a READ response or an atomic ACK) covers
+ * this one too, as a NIC's coalesced ACKs do. A duplicate SEND or WRITE
+ * is ACKed at once, with PSN epsn - 1, since its first ACK was evidently
+ * lost (C9-105, as rxe). An atomic is always answered at once, by an
+ * atomic ACK, new or duplicate. A READ gets no plain ACK: its responses
+ * carry the AETH. UC has no ACKs. NAKs are sent when they arise and are no
+ * business of this function, nor are dropped packets.
  *
  * Return: true to send the ACK (the atomic ACK for an atomic) now.
  */
@@ -370,6 +378,8 @@ bool sroce_rc_ack_now(enum sroce_rc_psn_verdict verdict,
 	if (verdict == SROCE_RC_PSN_DUPLICATE)
 		return true;
 	if (verdict != SROCE_RC_PSN_EXPECTED)
+		return false;
+	if (pkt->more && unacked < SROCE_RC_ACK_COALESCE)
 		return false;
 	return pkt->bth.ackreq || (f & SROCE_OPF_LAST) ||
 	       (every_n && unacked >= every_n);

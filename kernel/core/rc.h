@@ -104,7 +104,7 @@ u32 sroce_rc_payload(u32 len, u32 pmtu, u32 i);
 u32 sroce_rc_npsn(enum sroce_rc_op op, u32 len, u32 pmtu);
 u8 sroce_rc_opcode(enum sroce_qp_type qpt, enum sroce_rc_op op, bool first,
 		   bool last);
-bool sroce_rc_ackreq(enum sroce_qp_type qpt, bool last, u32 sent,
+bool sroce_rc_ackreq(enum sroce_qp_type qpt, bool last, bool full, u32 sent,
 		     u32 every_n);
 bool sroce_rc_atomic_ok(u64 va, u32 len);
 
@@ -155,6 +155,10 @@ enum sroce_rc_req_verdict sroce_rc_resp_check(const struct sroce_rc_resp_msg *ms
 u32 sroce_rc_resp_accept(struct sroce_rc_resp_msg *msg,
 			 const struct sroce_pkt *pkt, u32 reth_len, u32 pmtu);
 u32 sroce_rc_access(u8 opcode);
+
+/* A request followed by another of its QP waits for at most this many. */
+#define SROCE_RC_ACK_COALESCE	16	/* packets */
+
 bool sroce_rc_ack_now(enum sroce_rc_psn_verdict verdict,
 		      const struct sroce_pkt *pkt, u32 unacked, u32 every_n);
 u32 sroce_rc_msn_next(u32 msn, u8 opcode);

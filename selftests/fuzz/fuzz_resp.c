@@ -418,7 +418,7 @@ static void resp_own_message(struct resp *s, struct fz *f)
 		memset(&p, 0, sizeof(p));
 		p.bth.opcode = sroce_rc_opcode(qpt, op, first, last);
 		p.bth.psn = s->epsn;
-		p.bth.ackreq = sroce_rc_ackreq(qpt, last, sent, every);
+		p.bth.ackreq = sroce_rc_ackreq(qpt, last, false, sent, every);
 		sent = p.bth.ackreq ? 0 : sent + 1;
 		p.flags = sroce_opcode_flags(p.bth.opcode);
 		p.hdr_len = sroce_opcode_hdr_len(p.bth.opcode);

@@ -186,26 +186,29 @@ static void test_ackreq(void)
 {
 	static const struct {
 		enum sroce_qp_type qpt;
-		bool last;
+		bool last, full;
 		u32 sent, every_n;
 		bool want;
 	} t[] = {
-		{ SROCE_QPT_RC, true, 0, 0, true },	/* end of message */
-		{ SROCE_QPT_RC, false, 0, 0, false },
-		{ SROCE_QPT_RC, false, 1000, 0, false },	/* N = 0: never */
-		{ SROCE_QPT_RC, false, 2, 4, false },
-		{ SROCE_QPT_RC, false, 3, 4, true },	/* the 4th packet */
-		{ SROCE_QPT_RC, false, 4, 4, true },
-		{ SROCE_QPT_RC, false, 0, 1, true },	/* N = 1: every one */
-		{ SROCE_QPT_UC, true, 0, 0, false },	/* UC: never */
-		{ SROCE_QPT_UC, false, 100, 4, false },
-		{ SROCE_QPT_UD, true, 0, 0, false },
+		{ SROCE_QPT_RC, true, false, 0, 0, true },	/* end of message */
+		{ SROCE_QPT_RC, false, false, 0, 0, false },
+		{ SROCE_QPT_RC, false, false, 1000, 0, false },	/* N = 0: never */
+		{ SROCE_QPT_RC, false, false, 2, 4, false },
+		{ SROCE_QPT_RC, false, false, 3, 4, true },	/* the 4th packet */
+		{ SROCE_QPT_RC, false, false, 4, 4, true },
+		{ SROCE_QPT_RC, false, false, 0, 1, true },	/* N = 1: every one */
+		{ SROCE_QPT_RC, false, true, 0, 0, true },	/* window full */
+		{ SROCE_QPT_RC, false, true, 1, 32, true },
+		{ SROCE_QPT_UC, false, true, 0, 0, false },
+		{ SROCE_QPT_UC, true, false, 0, 0, false },	/* UC: never */
+		{ SROCE_QPT_UC, false, false, 100, 4, false },
+		{ SROCE_QPT_UD, true, false, 0, 0, false },
 	};
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(t); i++)
-		CHECKF(sroce_rc_ackreq(t[i].qpt, t[i].last, t[i].sent,
-				       t[i].every_n) == t[i].want,
+		CHECKF(sroce_rc_ackreq(t[i].qpt, t[i].last, t[i].full,
+				       t[i].sent, t[i].every_n) == t[i].want,
 		       "case %zu", i);
 }
 
@@ -544,42 +547,54 @@ static void test_ack_now(void)
 	static const struct {
 		int v;
 		u8 opcode;
-		bool ackreq;
+		bool ackreq, more;
 		u32 unacked, every_n;
 		bool want;
 	} t[] = {
-		{ EXP, 0x00, false, 1, 4, false },	/* FIRST, coalesce */
-		{ EXP, 0x00, true, 1, 4, true },	/* AckReq */
-		{ EXP, 0x01, false, 3, 4, false },
-		{ EXP, 0x01, false, 4, 4, true },	/* every N */
-		{ EXP, 0x01, false, 5, 4, true },
-		{ EXP, 0x01, false, 1000, 0, false },	/* N = 0: off */
-		{ EXP, 0x02, false, 1, 0, true },	/* end of message */
-		{ EXP, 0x04, false, 1, 0, true },
-		{ EXP, 0x05, false, 1, 0, true },
-		{ EXP, 0x0a, false, 1, 0, true },
-		{ EXP, 0x07, false, 2, 64, false },
-		{ EXP, 0x09, false, 2, 64, true },
-		{ DUP, 0x01, false, 0, 64, true },	/* duplicates: at once */
-		{ DUP, 0x06, false, 0, 0, true },
-		{ DUP, 0x04, false, 0, 0, true },
-		{ EXP, 0x0c, true, 1, 1, false },	/* READ: responses */
-		{ DUP, 0x0c, true, 1, 1, false },
-		{ EXP, 0x14, false, 1, 0, true },	/* atomic ACK */
-		{ DUP, 0x13, false, 0, 0, true },
-		{ NAKS, 0x04, true, 1, 1, false },	/* NAK sent instead */
-		{ DRP, 0x04, true, 1, 1, false },
-		{ NAKS, 0x14, true, 1, 1, false },
-		{ EXP, 0x24, true, 1, 1, false },	/* UC: no ACKs */
-		{ EXP, 0x22, false, 1, 0, false },
-		{ EXP, 0x11, true, 1, 1, false },	/* not a request */
-		{ EXP, 0x10, true, 1, 1, false },
+		{ EXP, 0x00, false, false, 1, 4, false },	/* FIRST, coalesce */
+		{ EXP, 0x00, true, false, 1, 4, true },	/* AckReq */
+		{ EXP, 0x01, false, false, 3, 4, false },
+		{ EXP, 0x01, false, false, 4, 4, true },	/* every N */
+		{ EXP, 0x01, false, false, 5, 4, true },
+		{ EXP, 0x01, false, false, 1000, 0, false },	/* N = 0: off */
+		{ EXP, 0x02, false, false, 1, 0, true },	/* end of message */
+		{ EXP, 0x04, false, false, 1, 0, true },
+		{ EXP, 0x05, false, false, 1, 0, true },
+		{ EXP, 0x0a, false, false, 1, 0, true },
+		{ EXP, 0x07, false, false, 2, 64, false },
+		{ EXP, 0x09, false, false, 2, 64, true },
+		{ DUP, 0x01, false, false, 0, 64, true },	/* duplicates: at once */
+		{ DUP, 0x06, false, false, 0, 0, true },
+		{ DUP, 0x04, false, false, 0, 0, true },
+		{ EXP, 0x0c, true, false, 1, 1, false },	/* READ: responses */
+		{ DUP, 0x0c, true, false, 1, 1, false },
+		{ EXP, 0x14, false, false, 1, 0, true },	/* atomic ACK */
+		{ DUP, 0x13, false, false, 0, 0, true },
+		{ NAKS, 0x04, true, false, 1, 1, false },	/* NAK sent instead */
+		{ DRP, 0x04, true, false, 1, 1, false },
+		{ NAKS, 0x14, true, false, 1, 1, false },
+		{ EXP, 0x24, true, false, 1, 1, false },	/* UC: no ACKs */
+		{ EXP, 0x22, false, false, 1, 0, false },
+		{ EXP, 0x11, true, false, 1, 1, false },	/* not a request */
+		{ EXP, 0x10, true, false, 1, 1, false },
+		/* another request follows: coalesce up to 16 */
+		{ EXP, 0x04, true, true, 1, 0, false },
+		{ EXP, 0x0a, true, true, 15, 4, false },
+		{ EXP, 0x02, false, true, 15, 0, false },
+		{ EXP, 0x04, true, true, 16, 0, true },
+		{ EXP, 0x01, false, true, 16, 0, false },	/* never asked */
+		{ EXP, 0x01, false, true, 16, 8, true },
+		{ DUP, 0x04, true, true, 0, 0, true },	/* still at once */
+		{ EXP, 0x14, false, true, 1, 0, true },
+		{ EXP, 0x0c, true, true, 1, 1, false },
+		{ EXP, 0x24, true, true, 20, 1, false },
 	};
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		struct sroce_pkt p = mkpkt(t[i].opcode, 1, 0, t[i].ackreq);
 
+		p.more = t[i].more;
 		CHECKF(sroce_rc_ack_now(t[i].v, &p, t[i].unacked,
 					t[i].every_n) == t[i].want,
 		       "case %zu", i);
