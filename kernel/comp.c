@@ -271,6 +271,7 @@ void sroce_comp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 		return;		/* a duplicate or a stray: nothing to do */
 	}
 
+	sroce_req_taker_begin(qp);
 	una = rq->una;
 	status = sroce_comp_walk(qp, skb, pkt, syndrome, &resend);
 	if (status != IB_WC_SUCCESS)
@@ -284,7 +285,7 @@ void sroce_comp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 		rq->window = sroce_rc_window_ack(rq->window,
 						 sroce_psn_sub(rq->una, una));
 	}
-	sroce_req_send(qp);
+	sroce_req_taker_end(qp);
 	failed = sroce_comp_failed(qp);
 	spin_unlock(&qp->sq_lock);
 	if (failed)

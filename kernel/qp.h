@@ -65,6 +65,11 @@ struct sroce_qp {
 	 * request, completed a signaled WQE); past a few, it streams.
 	 */
 	unsigned int streak;
+	/*
+	 * SROCE_SQ_*: a doorbell and the completer that holds sq_lock hand
+	 * the send over (sroce_req_doorbell()); atomic bit operations.
+	 */
+	unsigned long sq_flags;
 	struct sroce_req req;		/* under sq_lock */
 	struct sroce_resp resp;		/* RC, UC: under resp_lock */
 	struct sroce_cc_qp cc;		/* RC, UC, UD: DCQCN */
