@@ -451,6 +451,12 @@ static bool sroce_req_zerocopy(struct sroce_qp *qp,
 	       w->num_sge <= (MAX_SKB_FRAGS - 1) / 2;
 }
 
+/* Is @psn inside the RC send window, rq->window PSNs from una? */
+static bool sroce_req_in_window(const struct sroce_req *rq, u32 psn)
+{
+	return sroce_psn_sub(psn, rq->una) < rq->window;
+}
+
 /* Header bytes of one request packet after the BTH. */
 static u32 sroce_req_ext_len(u8 opcode)
 {
@@ -494,9 +500,9 @@ static enum ib_wc_status sroce_req_packet(struct sroce_qp *qp, u32 idx,
 	bth.dqpn = qp->dest_qpn;
 	bth.psn = rq->psn;
 	bth.ackreq = sroce_rc_ackreq(qpt, last,
-				     sroce_psn_sub(rq->psn, rq->una) + 1 >=
-				     rq->window, rq->unasked,
-				     SROCE_REQ_ACKREQ_EVERY);
+				     !sroce_req_in_window(rq,
+							  sroce_psn_next(rq->psn)),
+				     rq->unasked, SROCE_REQ_ACKREQ_EVERY);
 	sroce_bth_encode(&bth, p);
 	p += SROCE_BTH_BYTES;
 
@@ -561,7 +567,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_sq_wqe *e)
 {
 	struct sroce_req *rq = &qp->req;
 	bool room = qp->ibqp.qp_type == IB_QPT_UC ||
-		    sroce_psn_sub(rq->psn, rq->una) < rq->window;
+		    sroce_req_in_window(rq, rq->psn);
 
 	if (rq->cur_pkt)
 		return room;

@@ -566,17 +566,24 @@ static void test_sim_rnr_replay(void)
 	CHECK(S.read_resumes > 0);
 }
 
+/* Six runs of @c on a bad wire: seeds @prime apart, both READ styles. */
+static void sim_seeds(struct sim_cfg *c, unsigned int prime)
+{
+	unsigned int s;
+
+	for (s = 1; s <= 6 && !S.failed; s++) {
+		c->seed = s * prime;
+		c->replay_style = s & 1;
+		sim_run(c);
+	}
+}
+
 static void test_sim_seeds(void)
 {
 	struct sim_cfg c = { "seed", 0, 200, 15, 10, 15, 5, M - 50, false,
 			     false };
-	unsigned int s;
 
-	for (s = 1; s <= 6 && !S.failed; s++) {
-		c.seed = s * 7919;
-		c.replay_style = s & 1;
-		sim_run(&c);
-	}
+	sim_seeds(&c, 7919);
 }
 
 /*
@@ -607,13 +614,8 @@ static void test_sim_coalesced_seeds(void)
 {
 	struct sim_cfg c = { "coalesced seed", 0, 200, 15, 10, 15, 5, M - 50,
 			     false, true };
-	unsigned int s;
 
-	for (s = 1; s <= 6 && !S.failed; s++) {
-		c.seed = s * 104729;
-		c.replay_style = s & 1;
-		sim_run(&c);
-	}
+	sim_seeds(&c, 104729);
 }
 
 static const struct ktap_case cases[] = {
