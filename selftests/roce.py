@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """roce.py: small verbs helpers shared by the Python selftests."""
 import ipaddress
+import json
+import os
+import subprocess
+import time
 
 
 def ipv4_gid(ctx, port=1):
@@ -10,6 +14,38 @@ def ipv4_gid(ctx, port=1):
         if ipaddress.IPv6Address(str(gid)).ipv4_mapped:
             return i, gid
     raise LookupError('no IPv4 GID on the port')
+
+
+def wait_gids(dev, netdev, port=1, timeout=10.0):
+    """Wait until the RDMA core has put every address of @netdev into
+    @dev's GID table.  It fills the table from a work item after the
+    device registers, each entry raising IBV_EVENT_GID_CHANGE; a test that
+    counts async events must start after that."""
+    out = subprocess.run(['ip', '-j', 'addr', 'show', 'dev', netdev],
+                         check=True, capture_output=True, text=True).stdout
+    want = set()
+    for a in json.loads(out)[0].get('addr_info', []):
+        if a.get('tentative'):
+            continue
+        ip = ipaddress.ip_address(a['local'])
+        if ip.version == 4:
+            ip = ipaddress.IPv6Address('::ffff:' + str(ip))
+        want.add(ip)
+    path = f'/sys/class/infiniband/{dev}/ports/{port}/gids'
+    end = time.monotonic() + timeout
+    while True:
+        have = set()
+        for n in os.listdir(path):
+            try:
+                with open(f'{path}/{n}') as f:
+                    have.add(ipaddress.IPv6Address(f.read().strip()))
+            except OSError:	# an empty entry reads as EINVAL
+                pass
+        if want <= have:
+            return
+        assert time.monotonic() < end, \
+            f'GIDs {sorted(map(str, want - have))} never appeared'
+        time.sleep(0.05)
 
 
 def rc_qp(pd, cq, access, depth=16, srq=None):

@@ -14,7 +14,7 @@ import select
 import sys
 
 from ktap import Tests, sh
-from roce import ipv4_gid, poll_cq, rc_connect, rc_qp
+from roce import ipv4_gid, poll_cq, rc_connect, rc_qp, wait_gids
 
 t = Tests()
 t.require_root()
@@ -56,6 +56,13 @@ def async_fd():
 
 
 AFD = async_fd()
+# The GID table fills after the device registers: wait for it, then drop
+# the GID_CHANGE events it raised, so that the cases count only their own.
+wait_gids(DEV, 'eth0')
+while select.select([AFD], [], [], 0.2)[0]:
+    ev = ctx.get_async_event()
+    assert ev.event_type == e.IBV_EVENT_GID_CHANGE, ev.event_type
+    ev.ack()
 
 
 def expect_events(want, timeout=5.0):
