@@ -3,7 +3,7 @@
  * pingpong: the latency floor of the machine itself, for `make bench`
  * (selftests/bench/guest).
  *
- *   pingpong N [US]
+ *   pingpong [-s] N [US]
  *
  * Two processes take turns through one word of shared memory, N round
  * trips, as the two sides of ib_write_lat take turns through RDMA WRITEs,
@@ -12,17 +12,25 @@
  * long as a driver's and is as likely to meet an interrupt. What is left
  * is the machine: two busy-polling processes on two CPUs, the cache line
  * between them, timer ticks and other interrupts, and, in an emulator,
- * the host's scheduling of its vCPU threads. Prints the round trip's
- * percentiles in microseconds, on one line:
+ * the host's scheduling of its vCPU threads.
+ *
+ * With -s, each side also makes one system call per turn before it hands
+ * the turn over (a one-byte write(2) to /dev/null), as a verbs application
+ * makes one to ring a software device's doorbell: the floor of a
+ * ping-pong that pays a system call per message and nothing else.
+ *
+ * Prints the round trip's percentiles in microseconds, on one line:
  *
  *   pingpong <TAB> N <TAB> p50 <TAB> p99 <TAB> p99.9 <TAB> max
  *
  * Round trips are timed with the TSC (as perftest does), scaled by
  * CLOCK_MONOTONIC over 20 ms before the run. Exits 1 if anything fails.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,13 +52,23 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Busy for @cycles TSC cycles: a driver's work, without the driver. */
+static int null_fd = -1;
+
+/*
+ * Busy for @cycles TSC cycles: a driver's work, without the driver; then
+ * the system call, with -s.
+ */
 static void spin(uint64_t cycles)
 {
 	uint64_t end = __rdtsc() + cycles;
+	char c = 0;
 
 	while (cycles && __rdtsc() < end)
 		_mm_pause();
+	if (null_fd >= 0 && write(null_fd, &c, 1) != 1) {
+		perror("pingpong: write");
+		_exit(1);
+	}
 }
 
 /* The other side: answer each odd turn with the next even one. */
@@ -81,15 +99,26 @@ static double tsc_per_us(void)
 
 int main(int argc, char **argv)
 {
-	long n = argc >= 2 ? atol(argv[1]) : 0, i;
-	double us = argc == 3 ? atof(argv[2]) : 0;
 	uint64_t *turn, *cyc, work;
-	double per_us;
+	double per_us, us;
 	int status;
 	pid_t pid;
+	long n, i;
 
+	if (argc >= 2 && !strcmp(argv[1], "-s")) {
+		null_fd = open("/dev/null", O_WRONLY);
+		if (null_fd < 0) {
+			perror("pingpong: /dev/null");
+			return 1;
+		}
+		argc--;
+		argv++;
+	}
+	n = argc >= 2 ? atol(argv[1]) : 0;
+	us = argc == 3 ? atof(argv[2]) : 0;
 	if (n < 1000 || argc > 3 || us < 0 || us > 1000) {
-		fprintf(stderr, "usage: pingpong N [US] (N >= 1000, US <= 1000)\n");
+		fprintf(stderr,
+			"usage: pingpong [-s] N [US] (N >= 1000, US <= 1000)\n");
 		return 1;
 	}
 	per_us = tsc_per_us();
