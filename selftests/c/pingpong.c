@@ -19,7 +19,9 @@
  * makes one to ring a software device's doorbell: the floor of a
  * ping-pong that pays a system call per message and nothing else.
  *
- * Prints the round trip's percentiles in microseconds, on one line:
+ * Prints percentiles of half the round trip in microseconds, the unit of
+ * perftest's ib_write_lat and ib_send_lat (which divide each round trip by
+ * two; ib_read_lat and ib_atomic_lat do not), on one line:
  *
  *   pingpong <TAB> N <TAB> p50 <TAB> p99 <TAB> p99.9 <TAB> max
  *
@@ -157,7 +159,7 @@ int main(int argc, char **argv)
 
 	qsort(cyc, n, sizeof(*cyc), cmp_u64);
 	printf("pingpong\t%ld\t%.2f\t%.2f\t%.2f\t%.2f\n", n,
-	       cyc[n / 2] / per_us, cyc[n * 99 / 100] / per_us,
-	       cyc[n * 999 / 1000] / per_us, cyc[n - 1] / per_us);
+	       cyc[n / 2] / per_us / 2, cyc[n * 99 / 100] / per_us / 2,
+	       cyc[n * 999 / 1000] / per_us / 2, cyc[n - 1] / per_us / 2);
 	return 0;
 }
