@@ -53,10 +53,19 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
 			    (av->ipv6 ? sizeof(struct ipv6hdr) :
 			     sizeof(struct iphdr));
+	unsigned int size = head + len + SROCE_ICRC_BYTES +
+			    ndev->needed_tailroom;
 	struct sk_buff *skb;
 
-	skb = alloc_skb(head + len + SROCE_ICRC_BYTES + ndev->needed_tailroom,
-			gfp);
+	/*
+	 * Where NAPI's cache may be used, the skb head comes from it instead
+	 * of the slab: a message's packets are mostly allocated and freed on
+	 * one CPU (the loopback drain gives theirs back, sroce_rcv_one()),
+	 * and the slab's fast path is slow under emulation.
+	 */
+	skb = sroce_skb_napi_ok() ?
+	      __alloc_skb(size, gfp, SKB_ALLOC_NAPI, NUMA_NO_NODE) :
+	      alloc_skb(size, gfp);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);

@@ -6,6 +6,7 @@
 #define SROCE_XMIT_H
 
 #include <linux/hash.h>
+#include <linux/preempt.h>
 #include <linux/skbuff.h>
 
 struct dst_cache;
@@ -16,6 +17,17 @@ struct sroce_qp;
 struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 				const struct sroce_av *av, unsigned int len,
 				gfp_t gfp);
+
+/*
+ * Bottom halves are off (a doorbell, the loopback drain, the polling
+ * thread) or this is a softirq: the per-CPU skb head cache of NAPI may be
+ * used, as threaded NAPI does from its kthread.
+ */
+static inline bool sroce_skb_napi_ok(void)
+{
+	return in_softirq() && !in_hardirq();
+}
+
 /* Payloads from this size on go as an MR's pages rather than a copy. */
 #define SROCE_ZEROCOPY_MIN	256
 
