@@ -35,24 +35,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
+#include "tsc_util.h"
 
 static int null_fd = -1;
 
@@ -88,17 +73,6 @@ static void pong(uint64_t *turn, long n, uint64_t work)
 	}
 }
 
-/* TSC cycles per microsecond, over 20 ms of CLOCK_MONOTONIC. */
-static double tsc_per_us(void)
-{
-	uint64_t ns0 = now_ns(), c0 = __rdtsc(), ns1;
-
-	do
-		ns1 = now_ns();
-	while (ns1 - ns0 < 20000000u);
-	return (double)(__rdtsc() - c0) * 1000.0 / (double)(ns1 - ns0);
-}
-
 int main(int argc, char **argv)
 {
 	uint64_t *turn, *cyc, work;
@@ -123,7 +97,7 @@ int main(int argc, char **argv)
 			"usage: pingpong [-s] N [US] (N >= 1000, US <= 1000)\n");
 		return 1;
 	}
-	per_us = tsc_per_us();
+	per_us = tu_tsc_per_us();
 	work = (uint64_t)(us * per_us);
 	cyc = calloc(n, sizeof(*cyc));
 	turn = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
@@ -157,7 +131,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	qsort(cyc, n, sizeof(*cyc), cmp_u64);
+	qsort(cyc, n, sizeof(*cyc), tu_cmp_u64);
 	printf("pingpong\t%ld\t%.2f\t%.2f\t%.2f\t%.2f\n", n,
 	       cyc[n / 2] / per_us / 2, cyc[n * 99 / 100] / per_us / 2,
 	       cyc[n * 999 / 1000] / per_us / 2, cyc[n - 1] / per_us / 2);

@@ -33,8 +33,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <x86intrin.h>
-
+#include "tsc_util.h"
 #include "verbs_util.h"
 
 #define PL_SIGNAL_EVERY	32
@@ -54,34 +53,9 @@ struct pl {
 
 static struct pl pl;
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
-
-static double tsc_per_us(void)
-{
-	uint64_t ns0 = now_ns(), c0 = __rdtsc(), ns1;
-
-	do
-		ns1 = now_ns();
-	while (ns1 - ns0 < 20000000u);
-	return (double)(__rdtsc() - c0) * 1000.0 / (double)(ns1 - ns0);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static uint64_t median(uint64_t *v, long n)
 {
-	qsort(v, n, sizeof(*v), cmp_u64);
+	qsort(v, n, sizeof(*v), tu_cmp_u64);
 	return v[n / 2];
 }
 
@@ -278,7 +252,7 @@ int main(int argc, char **argv)
 		if (vu_connect(&pl.d, pl.qp[k], &c))
 			return 1;
 	}
-	per_us = tsc_per_us();
+	per_us = tu_tsc_per_us();
 	if (pl_pingpong(per_us) || pl_stream(per_us))
 		return 1;
 	for (k = 0; k < 2; k++)
