@@ -5,7 +5,8 @@
  * each means for the oldest outstanding WQE, this file carries it out
  * (completions, READ data and atomic results into the local buffers,
  * resends through the requester), and runs the QP's one timer, which is
- * the local ACK timer or, after an RNR NAK, the RNR wait.
+ * the local ACK timer, the probe for the ACK of a tail sent without
+ * AckReq (req.c), or, after an RNR NAK, the RNR wait.
  */
 #include <linux/skbuff.h>
 #include <linux/udp.h>
@@ -293,7 +294,7 @@ void sroce_comp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 }
 
 /**
- * sroce_comp_timer() - the ACK timeout or the RNR wait is over
+ * sroce_comp_timer() - the ACK timeout, the probe or the RNR wait is over
  * @t: the QP's timer, which held a reference on it
  */
 void sroce_comp_timer(struct timer_list *t)
@@ -308,6 +309,9 @@ void sroce_comp_timer(struct timer_list *t)
 		goto out;
 	if (rq->rnr_wait) {
 		rq->rnr_wait = false;
+	} else if (rq->probe) {
+		rq->probe = false;
+		sroce_req_probe(qp);
 	} else if (rq->una != rq->nxt) {
 		sroce_count(&to_sdev(qp->ibqp.device)->counters,
 			    SROCE_CNT_RC_TIMEOUTS);

@@ -23,6 +23,7 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_RX_BACKLOG].name = "rx_drop_resp_busy",
 	[SROCE_CNT_TX_PACKETS].name = "tx_packets",
 	[SROCE_CNT_RC_TIMEOUTS].name = "rc_ack_timeouts",
+	[SROCE_CNT_RC_ACK_PROBES].name = "rc_ack_probes",
 	[SROCE_CNT_RC_SEQ_NAK_RCVD].name = "rc_seq_naks_rcvd",
 	[SROCE_CNT_RC_RNR_NAK_RCVD].name = "rc_rnr_naks_rcvd",
 	[SROCE_CNT_RC_SEQ_NAK_SENT].name = "rc_seq_naks_sent",

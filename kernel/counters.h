@@ -26,6 +26,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_BACKLOG,		/* responder busy, its queue full */
 	SROCE_CNT_TX_PACKETS,		/* handed to the network */
 	SROCE_CNT_RC_TIMEOUTS,		/* local ACK timer expired */
+	SROCE_CNT_RC_ACK_PROBES,	/* unasked tails resent, asking */
 	SROCE_CNT_RC_SEQ_NAK_RCVD,	/* NAK PSN sequence error received */
 	SROCE_CNT_RC_RNR_NAK_RCVD,	/* RNR NAK received */
 	SROCE_CNT_RC_SEQ_NAK_SENT,	/* NAK PSN sequence error sent */

@@ -3,10 +3,10 @@
  * rcresp.c: the responder of RC and UC QPs, in the softirq that received
  * the request. core/rc.c classifies the PSN and checks the request; this
  * file checks keys and rights against the MRs, places SEND and WRITE data,
- * executes READs and atomics, and answers: ACKs (coalesced: at message
- * ends, when asked, and for duplicates), NAKs with the IBTA syndromes, READ
- * responses and atomic ACKs, the last two also again for duplicates from
- * the responder resources.
+ * executes READs and atomics, and answers: ACKs (coalesced: when asked,
+ * every 64 packets unasked, and for duplicates), NAKs with the IBTA
+ * syndromes, READ responses and atomic ACKs, the last two also again for
+ * duplicates from the responder resources.
  *
  * Errors (IBTA 9.9.3): an RC request that is invalid, lacks access, or
  * fails in the receive buffer is NAKed and the QP goes to the error state;
@@ -123,6 +123,7 @@ void sroce_rcresp_start(struct sroce_qp *qp)
 	rs->epsn = qp->rq_psn;
 	rs->msn = 0;
 	rs->unacked = 0;
+	rs->owed = false;
 	rs->nak_sent = false;
 	rs->have_wqe = false;
 	rs->msg.opcode = SROCE_OPCODE_NONE;
@@ -166,6 +167,7 @@ static void sroce_rcresp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 				    SROCE_AETH_BYTES);
 	}
 	qp->resp.unacked = 0;
+	qp->resp.owed = false;
 	sroce_qp_xmit(qp, &qp->av, skb);
 }
 
@@ -284,6 +286,7 @@ static void sroce_rcresp_read(struct sroce_qp *qp, u32 psn, u64 va,
 	};
 	paced = sroce_rcresp_read_burst(qp, SROCE_READ_BURST);
 	rs->unacked = 0;
+	rs->owed = false;
 	if (rs->rd.k < rs->rd.n && !rs->busy) {
 		rs->busy = true;
 		kref_get(&qp->ref);
@@ -608,10 +611,12 @@ static void sroce_rcresp_accepted(struct sroce_qp *qp,
 				 sroce_rc_ack_syn(SROCE_RC_CREDITS_UNLIMITED),
 				 &orig);
 	else if (sroce_rc_ack_now(SROCE_RC_PSN_EXPECTED, pkt, rs->unacked,
-				  0))
+				  rs->owed, SROCE_RC_ACK_UNASKED))
 		sroce_rcresp_ack(qp, psn,
 				 sroce_rc_ack_syn(SROCE_RC_CREDITS_UNLIMITED),
 				 NULL);
+	else
+		rs->owed |= pkt->bth.ackreq;	/* the next answer's */
 }
 
 /*

@@ -51,6 +51,7 @@ struct sroce_resp {
 	u32 epsn;
 	u32 msn;
 	u32 unacked;			/* accepted and not ACKed yet */
+	bool owed;			/* one of them asked (AckReq) */
 	bool nak_sent;
 	bool have_wqe;			/* a SEND is placing into wqe */
 	struct sroce_rc_resp_msg msg;

@@ -22,6 +22,7 @@
 #include "core/hdr.h"
 #include "core/opcode.h"
 #include "core/psn.h"
+#include "counters.h"
 #include "cq.h"
 #include "device.h"
 #include "kverbs.h"
@@ -36,9 +37,16 @@
 
 /*
  * Doorbells of an RC QP in a row without waiting for its peer, after
- * which it streams: a polling CPU receives for it (loop.c, poll.c).
+ * which it streams: a polling CPU receives for it (loop.c, poll.c), and
+ * its unsignaled messages do not ask for ACKs.
  */
 #define SROCE_STREAM_DOORBELLS	4
+
+/*
+ * A tail sent without AckReq is probed for its ACK this long after
+ * (at most the ACK timeout; timers tick in jiffies, so 0 to 1 tick more).
+ */
+#define SROCE_REQ_PROBE_NS	NSEC_PER_MSEC
 
 /* A send WQE copied out of the ring, never read twice from there. */
 struct sroce_swqe {
@@ -301,6 +309,7 @@ void sroce_req_start(struct sroce_qp *qp)
 	rq->timeout_ns = sroce_rc_ack_timeout_ns(qp->timeout);
 	sroce_rc_retry_init(&rq->retry, qp->retry_cnt, qp->rnr_retry);
 	rq->rnr_wait = false;
+	rq->probe = false;
 	rq->failed = false;
 	rq->failed_done = false;
 	spin_unlock(&qp->sq_lock);
@@ -332,6 +341,7 @@ void sroce_req_update(struct sroce_qp *qp)
  */
 void sroce_req_arm(struct sroce_qp *qp, u64 ns)
 {
+	qp->req.probe = false;
 	if (qp->req.dying)
 		return;
 	if (!mod_timer(&qp->req.timer, jiffies + nsecs_to_jiffies(ns) + 1))
@@ -341,6 +351,7 @@ void sroce_req_arm(struct sroce_qp *qp, u64 ns)
 /* Stop the timer if it is armed; sq_lock held. */
 void sroce_req_disarm(struct sroce_qp *qp)
 {
+	qp->req.probe = false;
 	if (del_timer(&qp->req.timer))
 		sroce_qp_put(qp);
 }
@@ -457,6 +468,20 @@ static bool sroce_req_in_window(const struct sroce_req *rq, u32 psn)
 	return sroce_psn_sub(psn, rq->una) < rq->window;
 }
 
+/*
+ * May someone be waiting for the message @e to be acknowledged? Its
+ * poster, if its WR is signaled or the QP does not stream; the requester,
+ * for a READ or an atomic (their responses are their ACKs), or when it
+ * has no timer to probe with (timeout 0).
+ */
+static bool sroce_req_want_ack(const struct sroce_qp *qp,
+			       const struct sroce_sq_wqe *e)
+{
+	return (e->w.send_flags & SROCE_SEND_SIGNALED) || qp->sq_sig_all ||
+	       READ_ONCE(qp->streak) <= SROCE_STREAM_DOORBELLS ||
+	       sroce_rc_op_rdatm(e->op) || !qp->req.timeout_ns;
+}
+
 /* Header bytes of one request packet after the BTH. */
 static u32 sroce_req_ext_len(u8 opcode)
 {
@@ -481,8 +506,8 @@ static enum ib_wc_status sroce_req_packet(struct sroce_qp *qp, u32 idx,
 	enum ib_wc_status status;
 	struct sroce_bth bth = {};
 	struct sk_buff *skb;
+	bool zc, force;
 	u8 opcode, *p;
-	bool zc;
 
 	opcode = sroce_rc_opcode(qpt, e->op, first, last);
 	off = SROCE_BTH_BYTES + sroce_req_ext_len(opcode);
@@ -499,10 +524,13 @@ static enum ib_wc_status sroce_req_packet(struct sroce_qp *qp, u32 idx,
 	bth.pkey = IB_DEFAULT_PKEY_FULL;
 	bth.dqpn = qp->dest_qpn;
 	bth.psn = rq->psn;
-	bth.ackreq = sroce_rc_ackreq(qpt, last,
-				     !sroce_req_in_window(rq,
-							  sroce_psn_next(rq->psn)),
-				     rq->unasked, SROCE_REQ_ACKREQ_EVERY);
+	/* Forced: the window is full, or the newest packet goes again. */
+	force = !sroce_req_in_window(rq, sroce_psn_next(rq->psn)) ||
+		(sroce_psn_before(rq->psn, rq->nxt) &&
+		 sroce_psn_next(rq->psn) == rq->nxt);
+	bth.ackreq = sroce_rc_ackreq(qpt, last, sroce_req_want_ack(qp, e),
+				     force, rq->unasked,
+				     SROCE_REQ_ACKREQ_EVERY);
 	sroce_bth_encode(&bth, p);
 	p += SROCE_BTH_BYTES;
 
@@ -649,8 +677,16 @@ void sroce_req_send(struct sroce_qp *qp)
 		}
 	}
 	if (!uc && !rq->rnr_wait && rq->timeout_ns && rq->una != rq->nxt &&
-	    !timer_pending(&rq->timer))
-		sroce_req_arm(qp, rq->timeout_ns);
+	    !timer_pending(&rq->timer)) {
+		/* What went last did not ask: probe for its ACK soon. */
+		bool probe = rq->unasked;
+
+		sroce_req_arm(qp, probe ? min_t(u64, rq->timeout_ns,
+						SROCE_REQ_PROBE_NS) :
+					  rq->timeout_ns);
+		rq->probe = probe;
+		rq->probe_nxt = rq->nxt;
+	}
 }
 
 /**
@@ -702,6 +738,30 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
 	}
 	rq->rd_atomic = rd;
 	rq->unasked = 0;
+}
+
+/**
+ * sroce_req_probe() - the probe timer fired: ask for the tail's ACK
+ * @qp: the QP; sq_lock held
+ *
+ * The newest packet went without AckReq and no ACK has covered it. If
+ * nothing was sent since the probe was armed, the cursor goes back to
+ * that packet, which sroce_req_send() resends asking (the responder ACKs
+ * it as a duplicate, or as new if the first was lost; C9-105). If
+ * something was sent, the stream goes on and asks soon; if a resend is
+ * under way, it asks when it reaches the newest packet. Neither counts
+ * against the retry budget: the ACK timeout runs from the probe on.
+ */
+void sroce_req_probe(struct sroce_qp *qp)
+{
+	struct sroce_req *rq = &qp->req;
+
+	if (rq->una == rq->nxt || !rq->unasked || rq->psn != rq->nxt ||
+	    rq->nxt != rq->probe_nxt)
+		return;
+	sroce_count(&to_sdev(qp->ibqp.device)->counters,
+		    SROCE_CNT_RC_ACK_PROBES);
+	sroce_req_seek(qp, sroce_psn_sub(rq->nxt, 1));
 }
 
 /**

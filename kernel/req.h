@@ -55,12 +55,14 @@ struct sroce_req {
 	u32 nxt;			/* one past the highest PSN sent */
 	u32 rd_atomic;			/* READs and atomics in [head, cur) */
 	u32 unasked;			/* packets sent without AckReq */
+	u32 probe_nxt;			/* nxt when the probe was armed */
 	u32 mtu;			/* path MTU in bytes */
 	u32 window;			/* PSNs in flight, sroce_rc_window_*() */
 	u64 timeout_ns;			/* local ACK timeout, 0: none */
 	struct sroce_rc_retry retry;
 	struct timer_list timer;	/* ACK timeout or RNR wait */
 	bool rnr_wait;			/* the timer runs for an RNR NAK */
+	bool probe;			/* the timer runs as a probe */
 	bool failed;			/* a WQE failed: send nothing more */
 	bool failed_done;		/* it completed: the rest flush */
 	bool dying;			/* destroy: never arm the timers */
@@ -77,6 +79,7 @@ void sroce_req_taker_begin(struct sroce_qp *qp);
 void sroce_req_taker_end(struct sroce_qp *qp);
 bool sroce_req_resume(struct sroce_qp *qp);
 void sroce_req_seek(struct sroce_qp *qp, u32 psn);
+void sroce_req_probe(struct sroce_qp *qp);
 void sroce_req_arm(struct sroce_qp *qp, u64 ns);
 void sroce_req_disarm(struct sroce_qp *qp);
 void sroce_req_stop(struct sroce_qp *qp);

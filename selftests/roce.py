@@ -48,12 +48,14 @@ def wait_gids(dev, netdev, port=1, timeout=10.0):
         time.sleep(0.05)
 
 
-def rc_qp(pd, cq, access, depth=16, srq=None):
-    """An RC QP on @cq (and @srq) in INIT, with @access for its peer."""
+def rc_qp(pd, cq, access, depth=16, srq=None, sig_all=1):
+    """An RC QP on @cq (and @srq) in INIT, with @access for its peer;
+    every send WR completes unless @sig_all is 0 (pyverbs' default is 1)."""
     import pyverbs.enums as e
     from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
     qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq, srq=srq,
-                           cap=QPCap(max_send_wr=depth, max_recv_wr=depth)))
+                           cap=QPCap(max_send_wr=depth, max_recv_wr=depth),
+                           sq_sig_all=sig_all))
     a = QPAttr()
     a.qp_state = e.IBV_QPS_INIT
     a.pkey_index = 0

@@ -14,7 +14,7 @@ progs="ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat i
 ktap_require root cmd:rdma module:sroce module:veth \
 	$(for p in $progs; do echo "cmd:$p"; done)
 
-ktap_plan 31
+ktap_plan 32
 
 hosts_create 2
 sroce_add 1
@@ -42,15 +42,18 @@ write_packets() {
 		"$@") || { echo "$out" >&2; return 1; }
 	echo $(($(counter 1 tx_packets) - t0))
 }
-# ACKs coalesce in loopback (sroce_rc_ack_now()): a post list of 16 WRITEs
-# is one doorbell, whose requests wait in one queue, and the responder
-# ACKs only the last; a WRITE alone in its doorbell is ACKed alone.
+# perftest signals one WRITE in 100. The rest of a stream asks for an ACK
+# only every 32 packets (sroce_rc_ackreq()), one per post or 16 per post;
+# with 16 per post, the responder also ACKs a doorbell's requests once
+# (sroce_rc_ack_now()). Asking at every WRITE would make 3200 packets.
 one=$(write_packets -l 1)
 list=$(write_packets -l 16)
 echo "1600 WRITEs in loopback: $one packets one per post, $list 16 per post" |
 	ktap_diag
-ktap_check "ACKs coalesce in loopback: fewer than 3/4 of the packets" \
-	test "${list:-0}" -gt 1600 -a "$((${list:-0} * 4))" -lt "$((${one:-0} * 3))"
+ktap_check "a stream of WRITEs, one per post: under one ACK per 4 WRITEs" \
+	test "${one:-0}" -gt 1600 -a "${one:-0}" -lt 2000
+ktap_check "a stream of WRITEs, 16 per post: under one ACK per 4 WRITEs" \
+	test "${list:-0}" -gt 1600 -a "${list:-0}" -lt 2000
 
 ktap_check "ib_write_bw, 1 MiB" \
 	perftest ib_write_bw 1 sroce_h1 2 sroce_h2 4 "$ip1" -s 1048576 -n 20

@@ -137,26 +137,35 @@ u8 sroce_rc_opcode(enum sroce_qp_type qpt, enum sroce_rc_op op, bool first,
  * sroce_rc_ackreq() - should a request packet set AckReq?
  * @qpt: the QP type
  * @last: the packet ends its message (LAST or ONLY, READ, atomic)
- * @full: the packet fills the requester's window: it sends nothing more
- *        until an ACK comes
+ * @want: the requester wants this message acknowledged as soon as it
+ *        arrives: its WR is signaled, or is a READ or an atomic, or the QP
+ *        does not stream (its poster may be waiting for it)
+ * @force: ask whatever the rest says: the packet fills the requester's
+ *         window (it sends nothing more until an ACK comes), or it is the
+ *         newest packet sent, resent to ask for the ACK of a tail sent
+ *         unasked (a window of 8 after a timeout, in a message of 64
+ *         packets, or a probe)
  * @sent: packets sent without AckReq since the last one with it
- * @every_n: also ask every @every_n packets; 0 for only at message ends
+ * @every_n: also ask every @every_n packets; 0 for never
  *
- * Policy (as rxe, which asks every 64 packets): ask for an ACK at the end of
- * every message, so each completes without waiting for the next, and every
- * @every_n packets inside long messages, so the window keeps moving; and
- * when the window is full, or the requester would wait for its timer (a
- * window of 8 after a timeout, in a message of 64 packets). UC has no ACKs;
- * its AckReq stays clear.
+ * Policy: ask at the end of every message that someone may be waiting
+ * for, so that it completes without waiting for the next; every @every_n
+ * packets, so that the window keeps moving and the ring's slots come back
+ * (as rxe, which asks every 64 packets); and when forced. An unsignaled
+ * message of a streaming QP is left to a later ACK: the poster learns of
+ * it only through a later signaled WR, whose ACK covers it. The requester
+ * must then make sure an ACK comes for what it sent last without asking
+ * (req.c resends that packet, asking, when a short probe timer fires).
+ * UC has no ACKs; its AckReq stays clear.
  *
  * Return: true to set AckReq.
  */
-bool sroce_rc_ackreq(enum sroce_qp_type qpt, bool last, bool full, u32 sent,
-		     u32 every_n)
+bool sroce_rc_ackreq(enum sroce_qp_type qpt, bool last, bool want,
+		     bool force, u32 sent, u32 every_n)
 {
 	if (qpt != SROCE_QPT_RC)
 		return false;
-	return last || full || (every_n && sent + 1 >= every_n);
+	return (last && want) || force || (every_n && sent + 1 >= every_n);
 }
 
 /**
@@ -345,27 +354,32 @@ u32 sroce_rc_access(u8 opcode)
  * @unacked: requests accepted since the last ACK, NAK or response the
  *           responder sent, this one included; the engine zeroes it
  *           whenever it sends any of those
+ * @owed: one of those before this one asked, and its ACK was left to a
+ *        later answer (coalesced); the engine clears it with @unacked
  * @every_n: also ACK after this many unacknowledged packets; 0 for never
  *
  * Policy: a new SEND or WRITE packet is ACKed when it asks (AckReq, which
- * sroce's and rxe's requesters set at the end of each message and every N
- * packets), when it ends its message even unasked (rxe ACKs only on
- * AckReq; this costs nothing with such requesters and spares one that asks
- * rarely a wait for its timer), or after @every_n packets; other packets
- * are coalesced into a later ACK. So is one that pkt->more follows, while
- * fewer than SROCE_RC_ACK_COALESCE are unacknowledged: whatever the next
- * request gets (an ACK, a NAK, a READ response or an atomic ACK) covers
- * this one too, as a NIC's coalesced ACKs do. A duplicate SEND or WRITE
- * is ACKed at once, with PSN epsn - 1, since its first ACK was evidently
- * lost (C9-105, as rxe). An atomic is always answered at once, by an
- * atomic ACK, new or duplicate. A READ gets no plain ACK: its responses
- * carry the AETH. UC has no ACKs. NAKs are sent when they arise and are no
- * business of this function, nor are dropped packets.
+ * sroce's requester sets where someone may wait for the message and every
+ * N packets, and rxe's at the end of every message), or after @every_n
+ * unacknowledged packets; other packets are coalesced into a later ACK,
+ * as rxe's responder does (IBTA leaves the requester to ask for what it
+ * needs). So is one that pkt->more follows, while fewer than
+ * SROCE_RC_ACK_COALESCE are unacknowledged: whatever the next request
+ * gets (an ACK, a NAK, a READ response or an atomic ACK) covers this one
+ * too, as a NIC's coalesced ACKs do; if this one asked, the next gets an
+ * ACK whether it asks or not (@owed). A duplicate SEND or WRITE is ACKed
+ * at once, with PSN epsn - 1, since its first ACK was evidently lost or
+ * the requester probes for one (C9-105, as rxe). An atomic is always
+ * answered at once, by an atomic ACK, new or duplicate. A READ gets no
+ * plain ACK: its responses carry the AETH. UC has no ACKs. NAKs are sent
+ * when they arise and are no business of this function, nor are dropped
+ * packets.
  *
  * Return: true to send the ACK (the atomic ACK for an atomic) now.
  */
 bool sroce_rc_ack_now(enum sroce_rc_psn_verdict verdict,
-		      const struct sroce_pkt *pkt, u32 unacked, u32 every_n)
+		      const struct sroce_pkt *pkt, u32 unacked, bool owed,
+		      u32 every_n)
 {
 	u32 f = pkt->flags;
 
@@ -381,8 +395,7 @@ bool sroce_rc_ack_now(enum sroce_rc_psn_verdict verdict,
 		return false;
 	if (pkt->more && unacked < SROCE_RC_ACK_COALESCE)
 		return false;
-	return pkt->bth.ackreq || (f & SROCE_OPF_LAST) ||
-	       (every_n && unacked >= every_n);
+	return pkt->bth.ackreq || owed || (every_n && unacked >= every_n);
 }
 
 /**

@@ -104,8 +104,8 @@ u32 sroce_rc_payload(u32 len, u32 pmtu, u32 i);
 u32 sroce_rc_npsn(enum sroce_rc_op op, u32 len, u32 pmtu);
 u8 sroce_rc_opcode(enum sroce_qp_type qpt, enum sroce_rc_op op, bool first,
 		   bool last);
-bool sroce_rc_ackreq(enum sroce_qp_type qpt, bool last, bool full, u32 sent,
-		     u32 every_n);
+bool sroce_rc_ackreq(enum sroce_qp_type qpt, bool last, bool want,
+		     bool force, u32 sent, u32 every_n);
 bool sroce_rc_atomic_ok(u64 va, u32 len);
 
 /* -- Responder --------------------------------------------------------- */
@@ -158,9 +158,12 @@ u32 sroce_rc_access(u8 opcode);
 
 /* A request followed by another of its QP waits for at most this many. */
 #define SROCE_RC_ACK_COALESCE	16	/* packets */
+/* The responder ACKs unasked requests after this many. */
+#define SROCE_RC_ACK_UNASKED	64	/* packets */
 
 bool sroce_rc_ack_now(enum sroce_rc_psn_verdict verdict,
-		      const struct sroce_pkt *pkt, u32 unacked, u32 every_n);
+		      const struct sroce_pkt *pkt, u32 unacked, bool owed,
+		      u32 every_n);
 u32 sroce_rc_msn_next(u32 msn, u8 opcode);
 u8 sroce_rc_ack_syn(u32 credits);
 u32 sroce_rc_credits(u8 code);

@@ -114,7 +114,7 @@ static bool resp_psn(struct resp *s, const struct sroce_pkt *p)
 	case SROCE_RC_PSN_DUPLICATE:
 		FZ_ASSERT(d < 0 && s->nak_sent == before,
 			  "DUPLICATE for psn %#x epsn %#x", p->bth.psn, s->epsn);
-		FZ_ASSERT(sroce_rc_ack_now(v, p, 1, 0) ==
+		FZ_ASSERT(sroce_rc_ack_now(v, p, 1, false, 0) ==
 			  !!((p->flags & SROCE_OPF_REQ) &&
 			     !(p->flags & SROCE_OPF_READ) &&
 			     (p->bth.opcode & 0xe0) == 0),
@@ -289,9 +289,8 @@ static void resp_accepted(struct resp *s, const struct sroce_pkt *p,
 			  "WRITE resid %u, model %u", s->msg.resid,
 			  s->wlen - s->written);
 	}
-	FZ_ASSERT(sroce_rc_ack_now(SROCE_RC_PSN_EXPECTED, p, 1, 0) ==
-		  ((!s->uc && !(f & SROCE_OPF_READ) &&
-		    (p->bth.ackreq || (f & SROCE_OPF_LAST))) ||
+	FZ_ASSERT(sroce_rc_ack_now(SROCE_RC_PSN_EXPECTED, p, 1, false, 0) ==
+		  ((!s->uc && !(f & SROCE_OPF_READ) && p->bth.ackreq) ||
 		   (f & SROCE_OPF_ATOMIC)), "ACK decision for %#x", op);
 }
 
@@ -397,6 +396,7 @@ static void resp_own_message(struct resp *s, struct fz *f)
 	u32 pmtu = s->pmtu < SROCE_RC_MIN_PMTU ? SROCE_RC_MIN_PMTU : s->pmtu;
 	u32 len = fz_u16(f) % (16 * pmtu + 1), n, i, sent = 0;
 	u8 every = fz_u8(f) % 8;
+	bool want = fz_u8(f) & 1;
 
 	if (s->msg.opcode != SROCE_OPCODE_NONE)
 		return;
@@ -418,7 +418,8 @@ static void resp_own_message(struct resp *s, struct fz *f)
 		memset(&p, 0, sizeof(p));
 		p.bth.opcode = sroce_rc_opcode(qpt, op, first, last);
 		p.bth.psn = s->epsn;
-		p.bth.ackreq = sroce_rc_ackreq(qpt, last, false, sent, every);
+		p.bth.ackreq = sroce_rc_ackreq(qpt, last, want, false, sent,
+					       every);
 		sent = p.bth.ackreq ? 0 : sent + 1;
 		p.flags = sroce_opcode_flags(p.bth.opcode);
 		p.hdr_len = sroce_opcode_hdr_len(p.bth.opcode);

@@ -186,29 +186,36 @@ static void test_ackreq(void)
 {
 	static const struct {
 		enum sroce_qp_type qpt;
-		bool last, full;
+		bool last, want, force;
 		u32 sent, every_n;
-		bool want;
+		bool ask;
 	} t[] = {
-		{ SROCE_QPT_RC, true, false, 0, 0, true },	/* end of message */
-		{ SROCE_QPT_RC, false, false, 0, 0, false },
-		{ SROCE_QPT_RC, false, false, 1000, 0, false },	/* N = 0: never */
-		{ SROCE_QPT_RC, false, false, 2, 4, false },
-		{ SROCE_QPT_RC, false, false, 3, 4, true },	/* the 4th packet */
-		{ SROCE_QPT_RC, false, false, 4, 4, true },
-		{ SROCE_QPT_RC, false, false, 0, 1, true },	/* N = 1: every one */
-		{ SROCE_QPT_RC, false, true, 0, 0, true },	/* window full */
-		{ SROCE_QPT_RC, false, true, 1, 32, true },
-		{ SROCE_QPT_UC, false, true, 0, 0, false },
-		{ SROCE_QPT_UC, true, false, 0, 0, false },	/* UC: never */
-		{ SROCE_QPT_UC, false, false, 100, 4, false },
-		{ SROCE_QPT_UD, true, false, 0, 0, false },
+		/* end of a message someone waits for */
+		{ SROCE_QPT_RC, true, true, false, 0, 0, true },
+		/* end of one nobody waits for: left to a later ACK */
+		{ SROCE_QPT_RC, true, false, false, 0, 0, false },
+		{ SROCE_QPT_RC, true, false, false, 30, 32, false },
+		{ SROCE_QPT_RC, true, false, false, 31, 32, true },
+		{ SROCE_QPT_RC, false, true, false, 0, 0, false },
+		{ SROCE_QPT_RC, false, false, false, 1000, 0, false }, /* N = 0 */
+		{ SROCE_QPT_RC, false, false, false, 2, 4, false },
+		{ SROCE_QPT_RC, false, false, false, 3, 4, true }, /* 4th packet */
+		{ SROCE_QPT_RC, false, false, false, 4, 4, true },
+		{ SROCE_QPT_RC, false, false, false, 0, 1, true }, /* N = 1 */
+		/* forced: the window fills, or the newest packet again */
+		{ SROCE_QPT_RC, false, false, true, 0, 0, true },
+		{ SROCE_QPT_RC, true, false, true, 1, 32, true },
+		{ SROCE_QPT_UC, false, false, true, 0, 0, false },
+		{ SROCE_QPT_UC, true, true, false, 0, 0, false }, /* UC: never */
+		{ SROCE_QPT_UC, false, false, false, 100, 4, false },
+		{ SROCE_QPT_UD, true, true, true, 0, 0, false },
 	};
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(t); i++)
-		CHECKF(sroce_rc_ackreq(t[i].qpt, t[i].last, t[i].full,
-				       t[i].sent, t[i].every_n) == t[i].want,
+		CHECKF(sroce_rc_ackreq(t[i].qpt, t[i].last, t[i].want,
+				       t[i].force, t[i].sent,
+				       t[i].every_n) == t[i].ask,
 		       "case %zu", i);
 }
 
@@ -557,12 +564,15 @@ static void test_ack_now(void)
 		{ EXP, 0x01, false, false, 4, 4, true },	/* every N */
 		{ EXP, 0x01, false, false, 5, 4, true },
 		{ EXP, 0x01, false, false, 1000, 0, false },	/* N = 0: off */
-		{ EXP, 0x02, false, false, 1, 0, true },	/* end of message */
-		{ EXP, 0x04, false, false, 1, 0, true },
-		{ EXP, 0x05, false, false, 1, 0, true },
-		{ EXP, 0x0a, false, false, 1, 0, true },
+		/* a message's end unasked: coalesced, as rxe */
+		{ EXP, 0x02, false, false, 1, 0, false },
+		{ EXP, 0x04, false, false, 1, 0, false },
+		{ EXP, 0x05, false, false, 63, 64, false },
+		{ EXP, 0x0a, false, false, 64, 64, true },
+		{ EXP, 0x04, true, false, 1, 64, true },	/* asked */
 		{ EXP, 0x07, false, false, 2, 64, false },
-		{ EXP, 0x09, false, false, 2, 64, true },
+		{ EXP, 0x09, false, false, 2, 64, false },
+		{ EXP, 0x09, true, false, 2, 64, true },
 		{ DUP, 0x01, false, false, 0, 64, true },	/* duplicates: at once */
 		{ DUP, 0x06, false, false, 0, 0, true },
 		{ DUP, 0x04, false, false, 0, 0, true },
@@ -595,9 +605,41 @@ static void test_ack_now(void)
 		struct sroce_pkt p = mkpkt(t[i].opcode, 1, 0, t[i].ackreq);
 
 		p.more = t[i].more;
-		CHECKF(sroce_rc_ack_now(t[i].v, &p, t[i].unacked,
+		CHECKF(sroce_rc_ack_now(t[i].v, &p, t[i].unacked, false,
 					t[i].every_n) == t[i].want,
 		       "case %zu", i);
+	}
+}
+
+/* An ACK asked for and coalesced is owed: the next request gets it. */
+static void test_ack_owed(void)
+{
+	enum { EXP = SROCE_RC_PSN_EXPECTED, DUP = SROCE_RC_PSN_DUPLICATE,
+	       NAKS = SROCE_RC_PSN_NAK_SEQ };
+	static const struct {
+		int v;
+		u8 opcode;
+		bool more, owed;
+		bool want;
+	} t[] = {
+		{ EXP, 0x0a, false, true, true },	/* unasked, but owed */
+		{ EXP, 0x0a, false, false, false },
+		{ EXP, 0x06, false, true, true },	/* even mid-message */
+		{ EXP, 0x0a, true, true, false },	/* still coalesced */
+		{ EXP, 0x04, true, true, false },
+		{ EXP, 0x0c, false, true, false },	/* READ: responses */
+		{ EXP, 0x24, false, true, false },	/* UC: never */
+		{ NAKS, 0x0a, false, true, false },	/* the NAK answers */
+		{ DUP, 0x0a, false, false, true },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		struct sroce_pkt p = mkpkt(t[i].opcode, 1, 0, false);
+
+		p.more = t[i].more;
+		CHECKF(sroce_rc_ack_now(t[i].v, &p, 2, t[i].owed, 64) ==
+		       t[i].want, "case %zu", i);
 	}
 }
 
@@ -1162,6 +1204,7 @@ static const struct ktap_case cases[] = {
 	{ "rc_resp_accept", test_resp_accept },
 	{ "rc_access", test_access },
 	{ "rc_ack_now", test_ack_now },
+	{ "rc_ack_owed", test_ack_owed },
 	{ "rc_msn", test_msn },
 	{ "rc_credits", test_credits },
 	{ "rc_comp_psn_window", test_comp_psn },
