@@ -43,10 +43,12 @@
 #define SROCE_STREAM_DOORBELLS	4
 
 /*
- * A tail sent without AckReq is probed for its ACK this long after
- * (at most the ACK timeout; timers tick in jiffies, so 0 to 1 tick more).
+ * A tail sent without AckReq is probed for its ACK after this part of the
+ * ACK timeout (timers tick in jiffies: up to a tick more). A millisecond
+ * fired within the gaps of a poster serving many QPs, several times a
+ * second per QP, and cut its rate (performance.rst).
  */
-#define SROCE_REQ_PROBE_NS	NSEC_PER_MSEC
+#define SROCE_REQ_PROBE_DIV	4
 
 /* A send WQE copied out of the ring, never read twice from there. */
 struct sroce_swqe {
@@ -681,8 +683,7 @@ void sroce_req_send(struct sroce_qp *qp)
 		/* What went last did not ask: probe for its ACK soon. */
 		bool probe = rq->unasked;
 
-		sroce_req_arm(qp, probe ? min_t(u64, rq->timeout_ns,
-						SROCE_REQ_PROBE_NS) :
+		sroce_req_arm(qp, probe ? rq->timeout_ns / SROCE_REQ_PROBE_DIV :
 					  rq->timeout_ns);
 		rq->probe = probe;
 		rq->probe_nxt = rq->nxt;

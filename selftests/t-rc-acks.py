@@ -5,8 +5,9 @@ through unmodified pyverbs and the device's counters, in loopback on one
 device. A signaled WRITE asks, and is ACKed at once; so is an unsignaled
 one of a QP that does not stream. A stream of unsignaled WRITEs asks only
 every 32 packets: its ACKs are a fraction of its WRITEs, and the tail it
-sent unasked is probed for its ACK (resent, asking) within a timer tick,
-with no ACK timeout. Every byte lands (Documentation/design.rst)."""
+sent unasked is probed for its ACK (resent, asking) after a quarter of the
+ACK timeout, with no ACK timeout. Every byte lands
+(Documentation/design.rst)."""
 import sys
 import time
 
@@ -140,9 +141,10 @@ def _():
     assert d['rc_ack_timeouts'] == 0, f'{d}: an ACK timed out'
     assert d['rc_duplicate_requests'] == d['rc_ack_probes'], \
         f'{d}: each probe is one duplicate, answered'
-    # 4 doorbells that start the stream ask, then every 32nd packet; one
-    # ACK per WRITE would make 2 * N packets.
-    assert d['tx_packets'] <= N + N // 4, f'{d}: too many ACKs'
+    # 4 doorbells that start the stream ask, then every 32nd packet, then
+    # the probe: 47 packets. One ACK per WRITE would make 2 * N; the slack
+    # is for probes of a poster that stalls for a quarter of the timeout.
+    assert d['tx_packets'] <= N + N // 2, f'{d}: too many ACKs'
     landed(data, N)
     # The QP goes on: a signaled WRITE completes, and alone.
     c0 = snap()
