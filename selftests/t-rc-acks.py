@@ -94,6 +94,16 @@ def settle(c0, name, want, timeout=2.0):
         time.sleep(0.01)
 
 
+def exactly(c0, packets, what):
+    """Exactly @packets went since @c0, and no probe or ACK timeout, once
+    a probe would have fired (an ACK is counted after it is sent)."""
+    settle(c0, 'tx_packets', packets)
+    time.sleep(0.1)
+    d = delta(c0)
+    assert d['tx_packets'] == packets, f'{d}: want {what}'
+    assert d['rc_ack_probes'] == 0 and d['rc_ack_timeouts'] == 0, d
+
+
 @t.case('signaled WRITEs ask, and each is ACKed at once')
 def _():
     a, _b = pair()
@@ -103,11 +113,7 @@ def _():
         write(a, i, True)
         w, = poll_cq(cq, 1)
         assert w.status == e.IBV_WC_SUCCESS, w.status
-    settle(c0, 'tx_packets', 20)	# an ACK is counted after it is sent
-    time.sleep(0.1)
-    d = delta(c0)
-    assert d['tx_packets'] == 20, f'{d}: want 10 WRITEs and 10 ACKs'
-    assert d['rc_ack_probes'] == 0 and d['rc_ack_timeouts'] == 0, d
+    exactly(c0, 20, '10 WRITEs and 10 ACKs')
     landed(data, 10)
 
 
@@ -118,11 +124,7 @@ def _():
     c0 = snap()
     for i in range(3):
         write(a, i, False)
-    settle(c0, 'tx_packets', 6)
-    time.sleep(0.1)		# a probe would have fired by now
-    d = delta(c0)
-    assert d['tx_packets'] == 6, f'{d}: want 3 WRITEs and 3 ACKs'
-    assert d['rc_ack_probes'] == 0 and d['rc_ack_timeouts'] == 0, d
+    exactly(c0, 6, '3 WRITEs and 3 ACKs')
     landed(data, 3)
 
 
@@ -151,10 +153,7 @@ def _():
     write(a, 0, True)
     w, = poll_cq(cq, 1)
     assert w.status == e.IBV_WC_SUCCESS and w.wr_id == 0, (w.status, w.wr_id)
-    settle(c0, 'tx_packets', 2)
-    time.sleep(0.1)
-    d = delta(c0)
-    assert d['tx_packets'] == 2 and d['rc_ack_probes'] == 0, d
+    exactly(c0, 2, 'the WRITE and its ACK')
 
 
 @t.case('everything destroyed cleanly')
