@@ -155,7 +155,7 @@ u8 sroce_rc_opcode(enum sroce_qp_type qpt, enum sroce_rc_op op, bool first,
  * message of a streaming QP is left to a later ACK: the poster learns of
  * it only through a later signaled WR, whose ACK covers it. The requester
  * must then make sure an ACK comes for what it sent last without asking
- * (req.c resends that packet, asking, when a short probe timer fires).
+ * (req.c resends that packet, asking, when its probe timer fires).
  * UC has no ACKs; its AckReq stays clear.
  *
  * Return: true to set AckReq.
