@@ -294,6 +294,30 @@ void sroce_comp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 }
 
 /**
+ * sroce_comp_probe() - the probe timer fired: ask for the tail's ACK
+ * @qp: the QP; sq_lock held
+ *
+ * The newest packet went without AckReq and no ACK has covered it. If
+ * nothing was sent since the probe was armed, the cursor goes back to
+ * that packet, which sroce_req_send() resends asking (the responder ACKs
+ * it as a duplicate, or as new if the first was lost; C9-105). If
+ * something was sent, the stream goes on and asks soon; if a resend is
+ * under way, it asks when it reaches the newest packet. Neither counts
+ * against the retry budget: the ACK timeout runs from the probe on.
+ */
+static void sroce_comp_probe(struct sroce_qp *qp)
+{
+	struct sroce_req *rq = &qp->req;
+
+	if (rq->una == rq->nxt || !rq->unasked || rq->psn != rq->nxt ||
+	    rq->nxt != rq->probe_nxt)
+		return;
+	sroce_count(&to_sdev(qp->ibqp.device)->counters,
+		    SROCE_CNT_RC_ACK_PROBES);
+	sroce_req_seek(qp, sroce_psn_sub(rq->nxt, 1));
+}
+
+/**
  * sroce_comp_timer() - the ACK timeout, the probe or the RNR wait is over
  * @t: the QP's timer, which held a reference on it
  */
@@ -311,7 +335,7 @@ void sroce_comp_timer(struct timer_list *t)
 		rq->rnr_wait = false;
 	} else if (rq->probe) {
 		rq->probe = false;
-		sroce_req_probe(qp);
+		sroce_comp_probe(qp);
 	} else if (rq->una != rq->nxt) {
 		sroce_count(&to_sdev(qp->ibqp.device)->counters,
 			    SROCE_CNT_RC_TIMEOUTS);

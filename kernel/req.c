@@ -22,7 +22,6 @@
 #include "core/hdr.h"
 #include "core/opcode.h"
 #include "core/psn.h"
-#include "counters.h"
 #include "cq.h"
 #include "device.h"
 #include "kverbs.h"
@@ -739,30 +738,6 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
 	}
 	rq->rd_atomic = rd;
 	rq->unasked = 0;
-}
-
-/**
- * sroce_req_probe() - the probe timer fired: ask for the tail's ACK
- * @qp: the QP; sq_lock held
- *
- * The newest packet went without AckReq and no ACK has covered it. If
- * nothing was sent since the probe was armed, the cursor goes back to
- * that packet, which sroce_req_send() resends asking (the responder ACKs
- * it as a duplicate, or as new if the first was lost; C9-105). If
- * something was sent, the stream goes on and asks soon; if a resend is
- * under way, it asks when it reaches the newest packet. Neither counts
- * against the retry budget: the ACK timeout runs from the probe on.
- */
-void sroce_req_probe(struct sroce_qp *qp)
-{
-	struct sroce_req *rq = &qp->req;
-
-	if (rq->una == rq->nxt || !rq->unasked || rq->psn != rq->nxt ||
-	    rq->nxt != rq->probe_nxt)
-		return;
-	sroce_count(&to_sdev(qp->ibqp.device)->counters,
-		    SROCE_CNT_RC_ACK_PROBES);
-	sroce_req_seek(qp, sroce_psn_sub(rq->nxt, 1));
 }
 
 /**

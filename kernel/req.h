@@ -79,7 +79,6 @@ void sroce_req_taker_begin(struct sroce_qp *qp);
 void sroce_req_taker_end(struct sroce_qp *qp);
 bool sroce_req_resume(struct sroce_qp *qp);
 void sroce_req_seek(struct sroce_qp *qp, u32 psn);
-void sroce_req_probe(struct sroce_qp *qp);
 void sroce_req_arm(struct sroce_qp *qp, u64 ns);
 void sroce_req_disarm(struct sroce_qp *qp);
 void sroce_req_stop(struct sroce_qp *qp);
