@@ -321,8 +321,8 @@ void sroce_cc_sent(struct sroce_qp *qp, const struct sroce_av *av,
 					       rate);
 	}
 	if (cq->rp.increases != old_inc)
-		atomic64_add(cq->rp.increases - old_inc,
-			     &sdev->counters.val[SROCE_CNT_RP_RATE_INCREASES]);
+		sroce_count_add(&sdev->counters, SROCE_CNT_RP_RATE_INCREASES,
+				cq->rp.increases - old_inc);
 	sroce_cc_trace_rate(qp, old_rc, was_limited, false);
 	spin_unlock(&cq->lock);
 	rcu_read_unlock();

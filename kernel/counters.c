@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * counters.c: the device's counters as RDMA hw stats (port 1).
+ * counters.c: the device's counters as RDMA hw stats (port 1), summed over
+ * the CPUs that count them.
  */
 #include "counters.h"
 #include "device.h"
@@ -54,9 +55,29 @@ int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index)
 {
 	struct sroce_counters *c = &to_sdev(ibdev)->counters;
-	int i;
+	int cpu, i;
 
 	for (i = 0; i < SROCE_NUM_COUNTERS; i++)
-		stats->value[i] = atomic64_read(&c->val[i]);
+		stats->value[i] = 0;
+	for_each_possible_cpu(cpu) {
+		const struct sroce_counter_set *set = per_cpu_ptr(c->cpu, cpu);
+
+		for (i = 0; i < SROCE_NUM_COUNTERS; i++)
+			stats->value[i] += READ_ONCE(set->val[i]);
+	}
 	return SROCE_NUM_COUNTERS;
+}
+
+/* A new device's counters, all zero. Return: 0 or -ENOMEM. */
+int sroce_counters_init(struct sroce_counters *c)
+{
+	c->cpu = alloc_percpu(struct sroce_counter_set);
+	return c->cpu ? 0 : -ENOMEM;
+}
+
+/* Free them, once nothing of the device counts any more. */
+void sroce_counters_fini(struct sroce_counters *c)
+{
+	free_percpu(c->cpu);
+	c->cpu = NULL;
 }

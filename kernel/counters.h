@@ -5,7 +5,7 @@
 #ifndef SROCE_COUNTERS_H
 #define SROCE_COUNTERS_H
 
-#include <linux/atomic.h>
+#include <linux/percpu.h>
 #include <rdma/ib_verbs.h>
 
 enum sroce_counter {
@@ -44,14 +44,32 @@ enum sroce_counter {
 	SROCE_NUM_COUNTERS
 };
 
-struct sroce_counters {
-	atomic64_t val[SROCE_NUM_COUNTERS];
+/*
+ * Each CPU counts in its own set, with no atomic and no shared cache line;
+ * a reader sums them (sroce_get_hw_stats()).
+ */
+struct sroce_counter_set {
+	u64 val[SROCE_NUM_COUNTERS];
 };
+
+struct sroce_counters {
+	struct sroce_counter_set __percpu *cpu;
+};
+
+/* Any context. */
+static inline void sroce_count_add(struct sroce_counters *c,
+				   enum sroce_counter i, u64 n)
+{
+	this_cpu_add(c->cpu->val[i], n);
+}
 
 static inline void sroce_count(struct sroce_counters *c, enum sroce_counter i)
 {
-	atomic64_inc(&c->val[i]);
+	this_cpu_inc(c->cpu->val[i]);
 }
+
+int sroce_counters_init(struct sroce_counters *c);
+void sroce_counters_fini(struct sroce_counters *c);
 
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port);

@@ -247,6 +247,7 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->mr_xa);
 	xa_destroy(&sdev->ah_xa);
 	sroce_cc_dev_fini(sdev);
+	sroce_counters_fini(&sdev->counters);
 
 	mutex_lock(&sroce_dev_lock);
 	WRITE_ONCE(sdev->dead, true);
@@ -386,6 +387,9 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		return -ENOMEM;
 	sroce_dev_init(sdev, ndev);
 	/* From here on, ib_dealloc_device() undoes everything. */
+	err = sroce_counters_init(&sdev->counters);
+	if (err)
+		goto err_dealloc;
 	err = sroce_loop_init(sdev);
 	if (err)
 		goto err_dealloc;

@@ -83,13 +83,12 @@ static struct sk_buff *sroce_loop_dequeue(struct sk_buff_head *q, bool later,
 					  bool *more)
 {
 	struct sk_buff *skb, *next = NULL;
-	unsigned long flags;
 
-	spin_lock_irqsave(&q->lock, flags);
+	spin_lock(&q->lock);
 	skb = __skb_dequeue(q);
 	if (skb && later)
 		next = skb_peek(q);
-	spin_unlock_irqrestore(&q->lock, flags);
+	spin_unlock(&q->lock);
 	*more = next && sroce_loop_same_qp(skb, next);
 	return skb;
 }
@@ -306,9 +305,11 @@ bool sroce_loop_poll(struct sroce_dev *sdev, int cpu)
  * @skb: the packet from its UDP header on, linear up to the end of the
  *	 BTH, with skb->dev set; consumed
  *
- * Any context but hard interrupts; the packet is received by this CPU's
- * doorbell, or in softirq once the caller's CPU enables bottom halves
- * again.
+ * Bottom halves off (as sroce_xmit()); the packet is received by this
+ * CPU's doorbell, or in softirq once the caller's CPU enables bottom
+ * halves again. A queue's lock is only ever taken with bottom halves off,
+ * never in a hard interrupt, so it leaves interrupts on: turning them off
+ * and on is slow under emulation.
  */
 void sroce_loop_send(struct sroce_dev *sdev, struct sk_buff *skb)
 {
@@ -316,8 +317,11 @@ void sroce_loop_send(struct sroce_dev *sdev, struct sk_buff *skb)
 	unsigned int i;
 	u32 flags;
 
+	lockdep_assert_in_softirq();
 	i = sroce_loop_queue(skb, &flags);
-	skb_queue_tail(&sdev->loop.q[i], skb);
+	spin_lock(&sdev->loop.q[i].lock);
+	__skb_queue_tail(&sdev->loop.q[i], skb);
+	spin_unlock(&sdev->loop.q[i].lock);
 	lc = get_cpu_ptr(sdev->loop.cpu);
 	if (lc->handoff && sroce_loop_handoff(sdev, i, flags))
 		goto out;
