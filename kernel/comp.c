@@ -128,7 +128,7 @@ static int sroce_comp_place(struct sroce_qp *qp, struct sroce_sq_wqe *e,
 {
 	const u8 *slot = sroce_queue_slot(&qp->sq, qp->req.head) +
 			 sizeof(e->w);
-	struct sroce_sge sge[SROCE_MAX_SGE];
+	struct sroce_sge *sge = qp->req.sge;	/* sq_lock held */
 	struct sroce_sgl l = {
 		.sdev = to_sdev(qp->ibqp.device),
 		.pd = qp->ibqp.pd,

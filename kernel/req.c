@@ -114,7 +114,7 @@ static enum ib_wc_status sroce_req_gather(struct sroce_qp *qp, u32 idx,
 					  u32 len)
 {
 	const u8 *slot = sroce_queue_slot(&qp->sq, idx) + sizeof(*w);
-	struct sroce_sge sge[SROCE_MAX_SGE];
+	struct sroce_sge *sge = qp->req.sge;
 	struct sroce_sgl l = {
 		.sdev = to_sdev(qp->ibqp.device),
 		.pd = qp->ibqp.pd,
@@ -410,7 +410,7 @@ static void sroce_req_take(struct sroce_qp *qp, struct sroce_sq_wqe *e)
 	struct sroce_req *rq = &qp->req;
 	const u8 *slot = sroce_queue_slot(&qp->sq, qp->sq.index);
 	u32 room = qp->sq.stride - sizeof(e->w);
-	struct sroce_sge sge[SROCE_MAX_SGE];
+	struct sroce_sge *sge = rq->sge;
 	u64 len = 0;
 
 	memcpy(&e->w, slot, sizeof(e->w));

@@ -11,6 +11,7 @@
 #include <rdma/sroce-abi.h>
 
 #include "core/rc.h"
+#include "queue.h"
 
 struct sroce_qp;
 struct sroce_swqe;
@@ -67,6 +68,12 @@ struct sroce_req {
 	bool failed_done;		/* it completed: the rest flush */
 	bool dying;			/* destroy: never arm the timers */
 	struct sroce_swqe *ud;		/* UD, GSI: the WQE being sent */
+	/*
+	 * A WQE's SGEs, copied from the ring (which its user may rewrite)
+	 * to be checked and used; under sq_lock. Not on the stack, where
+	 * the kernel zeroes every array on each call (INIT_STACK_ALL_ZERO).
+	 */
+	struct sroce_sge sge[SROCE_MAX_SGE];
 };
 
 int sroce_req_init(struct sroce_qp *qp);
