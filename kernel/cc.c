@@ -353,7 +353,7 @@ static void sroce_cc_send_cnp(struct sroce_dev *sdev, struct sroce_qp *qp,
 	av.traffic_class = (conf->p.cnp_dscp << 2) | ecn;
 	skb->priority = conf->p.cnp_802p_prio;
 	if (sroce_xmit(sdev, &av, av.traffic_class,
-		       sroce_sport(qp->ibqp.qp_num), NULL, skb))
+		       sroce_sport(qp->ibqp.qp_num), NULL, skb, NULL))
 		return;
 	sroce_count(&sdev->counters, SROCE_CNT_NP_CNP_SENT);
 	trace_sroce_cnp_sent(dev_name(&sdev->ibdev.dev), qp->ibqp.qp_num,

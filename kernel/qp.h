@@ -59,6 +59,7 @@ struct sroce_qp {
 	u32 mtu;			/* path MTU in bytes, for RC and UC */
 	struct sroce_av av;
 	struct dst_cache route;		/* RC, UC: the route to av (xmit.c) */
+	bool looped;			/* its last packet to av stayed here */
 
 	/*
 	 * RC: doorbells since the QP last waited for its peer (took a

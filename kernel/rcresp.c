@@ -139,7 +139,6 @@ void sroce_rcresp_start(struct sroce_qp *qp)
 static void sroce_rcresp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 			     const u64 *orig)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	u32 len = SROCE_BTH_BYTES + SROCE_AETH_BYTES +
 		  (orig ? SROCE_ATMACK_BYTES : 0);
 	struct sroce_bth bth = {
@@ -155,7 +154,7 @@ static void sroce_rcresp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	};
 	struct sk_buff *skb;
 
-	skb = sroce_skb_alloc(sdev, &qp->av, len, GFP_ATOMIC);
+	skb = sroce_qp_skb_alloc(qp, len);
 	if (!skb)
 		return;		/* the requester's timer covers it */
 	sroce_bth_encode(&bth, skb->data);
@@ -236,9 +235,7 @@ static bool sroce_rcresp_read_burst(struct sroce_qp *qp, u32 max)
 		hdr = sroce_opcode_hdr_len(bth.opcode);
 		/* A user's MR goes as its pages (design.rst, zero copy). */
 		zc = paylen >= SROCE_ZEROCOPY_MIN && mr->umem;
-		skb = sroce_skb_alloc(sdev, &qp->av,
-				      hdr + (zc ? 0 : paylen + bth.pad),
-				      GFP_ATOMIC);
+		skb = sroce_qp_skb_alloc(qp, hdr + (zc ? 0 : paylen + bth.pad));
 		if (skb && zc &&
 		    (sroce_mr_attach(mr, rd->va, skb, paylen) ||
 		     sroce_skb_end_frags(skb, bth.pad))) {

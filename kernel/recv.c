@@ -194,8 +194,8 @@ static void sroce_rcv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 	}
 	/*
 	 * A packet this device looped back is an skb of its own, with no
-	 * page pool's pages: its head goes back to NAPI's per-CPU cache,
-	 * where sroce_skb_alloc() takes the next one.
+	 * page pool's pages: it goes back to NAPI's per-CPU cache, where
+	 * sroce_skb_alloc() takes the next one.
 	 */
 	if (!icrc && sroce_skb_napi_ok())
 		napi_consume_skb(skb, 1);

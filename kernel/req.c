@@ -496,7 +496,6 @@ static u32 sroce_req_ext_len(u8 opcode)
 static enum ib_wc_status sroce_req_packet(struct sroce_qp *qp, u32 idx,
 					  struct sroce_sq_wqe *e, u32 k)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	enum sroce_qp_type qpt = sroce_req_qpt(qp);
 	struct sroce_req *rq = &qp->req;
 	u32 mtu = rq->mtu, npkts = sroce_rc_npkts(e->len, mtu);
@@ -513,8 +512,7 @@ static enum ib_wc_status sroce_req_packet(struct sroce_qp *qp, u32 idx,
 	opcode = sroce_rc_opcode(qpt, e->op, first, last);
 	off = SROCE_BTH_BYTES + sroce_req_ext_len(opcode);
 	zc = sroce_req_zerocopy(qp, &e->w, paylen);
-	skb = sroce_skb_alloc(sdev, &qp->av, off + (zc ? 0 : paylen + pad),
-			      GFP_ATOMIC);
+	skb = sroce_qp_skb_alloc(qp, off + (zc ? 0 : paylen + pad));
 	if (!skb)
 		return IB_WC_LOC_QP_OP_ERR;
 	p = skb->data;

@@ -35,6 +35,53 @@
 #include "recv.h"
 #include "xmit.h"
 
+/*
+ * An skb whose data is @len bytes, with room in front for UDP, IP and the
+ * link layer and behind for the ICRC; its data a page fragment if @frag.
+ */
+static struct sk_buff *sroce_skb_new(struct sroce_dev *sdev,
+				     const struct sroce_av *av,
+				     unsigned int len, gfp_t gfp, bool frag)
+{
+	struct net_device *ndev = sdev->ndev;
+	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
+			    (av->ipv6 ? sizeof(struct ipv6hdr) :
+			     sizeof(struct iphdr));
+	unsigned int size = head + len + SROCE_ICRC_BYTES +
+			    ndev->needed_tailroom;
+	unsigned int fsize = SKB_DATA_ALIGN(size) +
+			     SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct sk_buff *skb;
+	void *data;
+
+	if (frag && fsize <= PAGE_SIZE && sroce_skb_napi_ok()) {
+		data = napi_alloc_frag(fsize);
+		if (!data)
+			return NULL;
+		skb = napi_build_skb(data, fsize);
+		if (!skb) {
+			skb_free_frag(data);
+			return NULL;
+		}
+	} else if (sroce_skb_napi_ok()) {
+		/*
+		 * Where NAPI's cache may be used, the sk_buff comes from it
+		 * instead of the slab: a message's packets are mostly
+		 * allocated and freed on one CPU (the loopback drain gives
+		 * theirs back, sroce_rcv_one()), and the slab's fast path is
+		 * slow under emulation.
+		 */
+		skb = __alloc_skb(size, gfp, SKB_ALLOC_NAPI, NUMA_NO_NODE);
+	} else {
+		skb = alloc_skb(size, gfp);
+	}
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, head);
+	skb_put(skb, len);
+	return skb;
+}
+
 /**
  * sroce_skb_alloc() - an skb for one packet
  * @sdev: the sending device
@@ -49,28 +96,29 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 				const struct sroce_av *av, unsigned int len,
 				gfp_t gfp)
 {
-	struct net_device *ndev = sdev->ndev;
-	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
-			    (av->ipv6 ? sizeof(struct ipv6hdr) :
-			     sizeof(struct iphdr));
-	unsigned int size = head + len + SROCE_ICRC_BYTES +
-			    ndev->needed_tailroom;
-	struct sk_buff *skb;
+	return sroce_skb_new(sdev, av, len, gfp, false);
+}
 
-	/*
-	 * Where NAPI's cache may be used, the skb head comes from it instead
-	 * of the slab: a message's packets are mostly allocated and freed on
-	 * one CPU (the loopback drain gives theirs back, sroce_rcv_one()),
-	 * and the slab's fast path is slow under emulation.
-	 */
-	skb = sroce_skb_napi_ok() ?
-	      __alloc_skb(size, gfp, SKB_ALLOC_NAPI, NUMA_NO_NODE) :
-	      alloc_skb(size, gfp);
-	if (!skb)
-		return NULL;
-	skb_reserve(skb, head);
-	skb_put(skb, len);
-	return skb;
+/**
+ * sroce_qp_skb_alloc() - an skb for one packet of a QP to its own AV
+ * @qp: an RC or UC QP; bottom halves off
+ * @len: as for sroce_skb_alloc()
+ *
+ * As sroce_skb_alloc(), GFP_ATOMIC. While the QP's packets stay in this
+ * host (loop.c), their data is a page fragment from NAPI's cache, not
+ * kmalloc memory: a kernel that zeroes what it allocates (INIT_ON_ALLOC,
+ * Debian's default) zeroes a fragment's page once, when it gets the page,
+ * and each kmalloc'd head on every allocation, which costs more than the
+ * rest of the allocation under emulation. The kernel gives a small head
+ * that goes to the network kmalloc memory on purpose (a fragment held in
+ * a socket's queue pins its page, uncounted); a looped-back packet never
+ * reaches a socket, and is freed when it is received. Every byte the
+ * packet sends is written by its builder.
+ */
+struct sk_buff *sroce_qp_skb_alloc(struct sroce_qp *qp, unsigned int len)
+{
+	return sroce_skb_new(to_sdev(qp->ibqp.device), &qp->av, len,
+			     GFP_ATOMIC, READ_ONCE(qp->looped));
 }
 
 /**
@@ -239,12 +287,15 @@ static struct dst_entry *sroce_route6(struct net *net, struct sk_buff *skb,
  * @route: the sender's cache of the route to @av (sroce_route_init()), or
  *	   NULL to look it up
  * @skb: from sroce_skb_alloc(), filled in; consumed
+ * @looped: if not NULL, set to whether the packet went to a local address
+ *	    (on success)
  *
  * Bottom halves off (softirq, or an engine's lock).
  * Return: 0, or a negative errno (no route, or the packet was dropped).
  */
 int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
-	       u16 sport, struct dst_cache *route, struct sk_buff *skb)
+	       u16 sport, struct dst_cache *route, struct sk_buff *skb,
+	       bool *looped)
 {
 	struct net *net = dev_net(sdev->ndev);
 	struct dst_entry *dst;
@@ -285,8 +336,12 @@ int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
 		skb->dev = sdev->ndev;
 		skb_pull(skb, skb_transport_offset(skb));
 		sroce_loop_send(sdev, skb);
+		if (looped)
+			*looped = true;
 		return 0;
 	}
+	if (looped)
+		*looped = false;
 	skb_dst_set(skb, dst);
 
 	crc = sroce_icrc_begin(skb_network_header(skb), av->ipv6);
@@ -315,11 +370,16 @@ int sroce_qp_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		  struct sk_buff *skb)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	bool own = av == &qp->av, looped;
+	int err;
 
 	sroce_count(&sdev->counters, SROCE_CNT_TX_PACKETS);
-	return sroce_xmit(sdev, av, sroce_cc_tclass(sdev, av->traffic_class),
-			  sroce_sport(qp->ibqp.qp_num),
-			  av == &qp->av ? &qp->route : NULL, skb);
+	err = sroce_xmit(sdev, av, sroce_cc_tclass(sdev, av->traffic_class),
+			 sroce_sport(qp->ibqp.qp_num), own ? &qp->route : NULL,
+			 skb, &looped);
+	if (!err && own && READ_ONCE(qp->looped) != looped)
+		WRITE_ONCE(qp->looped, looped);
+	return err;
 }
 
 /**

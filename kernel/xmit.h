@@ -17,6 +17,7 @@ struct sroce_qp;
 struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev,
 				const struct sroce_av *av, unsigned int len,
 				gfp_t gfp);
+struct sk_buff *sroce_qp_skb_alloc(struct sroce_qp *qp, unsigned int len);
 
 /*
  * Bottom halves are off (a doorbell, the loopback drain, the polling
@@ -35,7 +36,8 @@ int sroce_skb_end_frags(struct sk_buff *skb, unsigned int pad);
 u32 sroce_skb_crc(struct sk_buff *skb, unsigned int off, unsigned int len,
 		  u32 crc);
 int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
-	       u16 sport, struct dst_cache *route, struct sk_buff *skb);
+	       u16 sport, struct dst_cache *route, struct sk_buff *skb,
+	       bool *looped);
 int sroce_qp_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		  struct sk_buff *skb);
 int sroce_route_init(struct sroce_qp *qp);
