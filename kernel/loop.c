@@ -41,34 +41,43 @@
 #define SROCE_LOOP_SYSCALL	1024	/* packets per doorbell */
 #define SROCE_LOOP_QUANTUM	16	/* packets per queue per turn */
 
-/*
- * The queue of a packet, from its UDP header on; its opcode's flags in
- * @flags.
- */
-static unsigned int sroce_loop_queue(const struct sk_buff *skb, u32 *flags)
+/* What a queued packet's BTH says, noted in its skb->cb when queued. */
+struct sroce_loop_cb {
+	u32 dqpn;
+	u32 flags;			/* its opcode's SROCE_OPF_* */
+};
+
+static struct sroce_loop_cb *sroce_loop_cb(const struct sk_buff *skb)
 {
+	BUILD_BUG_ON(sizeof(struct sroce_loop_cb) > sizeof(skb->cb));
+	return (struct sroce_loop_cb *)skb->cb;
+}
+
+/*
+ * Note what the BTH of a packet (from its UDP header on, linear to the end
+ * of the BTH) says, and return its queue.
+ */
+static unsigned int sroce_loop_queue(struct sk_buff *skb)
+{
+	struct sroce_loop_cb *cb = sroce_loop_cb(skb);
 	struct sroce_bth bth;
 	bool resp;
 
 	sroce_bth_decode(skb->data + sizeof(struct udphdr), &bth);
-	*flags = sroce_opcode_flags(bth.opcode);
-	resp = *flags & SROCE_OPF_RESP;
+	cb->dqpn = bth.dqpn;
+	cb->flags = sroce_opcode_flags(bth.opcode);
+	resp = cb->flags & SROCE_OPF_RESP;
 	return hash_32(bth.dqpn << 1 | resp, ilog2(SROCE_LOOP_QUEUES));
 }
 
-/*
- * Is @next a request to the QP @skb went to? Both from their UDP headers
- * on, linear to the end of the BTH.
- */
+/* Is @next a request to the QP @skb went to? Both queued. */
 static bool sroce_loop_same_qp(const struct sk_buff *skb,
 			       const struct sk_buff *next)
 {
-	struct sroce_bth a, b;
+	const struct sroce_loop_cb *a = sroce_loop_cb(skb);
+	const struct sroce_loop_cb *b = sroce_loop_cb(next);
 
-	sroce_bth_decode(skb->data + sizeof(struct udphdr), &a);
-	sroce_bth_decode(next->data + sizeof(struct udphdr), &b);
-	return a.dqpn == b.dqpn &&
-	       (sroce_opcode_flags(b.opcode) & SROCE_OPF_REQ);
+	return a->dqpn == b->dqpn && (b->flags & SROCE_OPF_REQ);
 }
 
 /*
@@ -318,7 +327,8 @@ void sroce_loop_send(struct sroce_dev *sdev, struct sk_buff *skb)
 	u32 flags;
 
 	lockdep_assert_in_softirq();
-	i = sroce_loop_queue(skb, &flags);
+	i = sroce_loop_queue(skb);
+	flags = sroce_loop_cb(skb)->flags;
 	spin_lock(&sdev->loop.q[i].lock);
 	__skb_queue_tail(&sdev->loop.q[i], skb);
 	spin_unlock(&sdev->loop.q[i].lock);

@@ -21,7 +21,7 @@
  * The UC opcodes 0x20-0x2b carry the same headers as RC 0x00-0x0b; each
  * transport gets its own entries so that the table reads like the spec.
  */
-static const struct sroce_opcode_info opcode_table[256] = {
+const struct sroce_opcode_info sroce_opcode_table[256] = {
 	[SROCE_RC_SEND_FIRST] = {
 		.name = "RC_SEND_FIRST",
 		.flags = OPK_SEND | SROCE_OPF_FIRST,
@@ -242,53 +242,6 @@ static const struct {
 };
 
 /**
- * sroce_opcode_info() - look up an opcode
- * @opcode: any byte
- *
- * Return: the table entry, or NULL for an invalid opcode.
- */
-const struct sroce_opcode_info *sroce_opcode_info(u8 opcode)
-{
-	const struct sroce_opcode_info *info = &opcode_table[opcode];
-
-	return info->flags ? info : NULL;
-}
-
-/**
- * sroce_opcode_valid() - is this a known RC, UC, UD or CNP opcode?
- * @opcode: any byte
- *
- * Return: true if the opcode is in the table.
- */
-bool sroce_opcode_valid(u8 opcode)
-{
-	return opcode_table[opcode].flags != 0;
-}
-
-/**
- * sroce_opcode_flags() - the properties of an opcode
- * @opcode: any byte
- *
- * Return: the SROCE_OPF_* bits, 0 for an invalid opcode.
- */
-u32 sroce_opcode_flags(u8 opcode)
-{
-	return opcode_table[opcode].flags;
-}
-
-/**
- * sroce_opcode_hdr_len() - length of the BTH and its extension headers
- * @opcode: any byte
- *
- * Return: the length in bytes (the offset of the payload from the start of
- * the BTH), 0 for an invalid opcode.
- */
-unsigned int sroce_opcode_hdr_len(u8 opcode)
-{
-	return opcode_table[opcode].hdr_len;
-}
-
-/**
  * sroce_opcode_hdr_offset() - where an extension header starts
  * @opcode: any byte
  * @hdr: one header flag, such as SROCE_OPF_RETH
@@ -299,7 +252,7 @@ unsigned int sroce_opcode_hdr_len(u8 opcode)
  */
 int sroce_opcode_hdr_offset(u8 opcode, u32 hdr)
 {
-	u32 flags = opcode_table[opcode].flags;
+	u32 flags = sroce_opcode_table[opcode].flags;
 	unsigned int off = SROCE_BTH_BYTES;
 	unsigned int i;
 

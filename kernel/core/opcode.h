@@ -121,10 +121,56 @@ struct sroce_opcode_info {
 	u8 hdr_len;
 };
 
-const struct sroce_opcode_info *sroce_opcode_info(u8 opcode);
-bool sroce_opcode_valid(u8 opcode);
-u32 sroce_opcode_flags(u8 opcode);
-unsigned int sroce_opcode_hdr_len(u8 opcode);
+/* Indexed by opcode; read through the helpers below. */
+extern const struct sroce_opcode_info sroce_opcode_table[256];
+
+/**
+ * sroce_opcode_info() - look up an opcode
+ * @opcode: any byte
+ *
+ * Return: the table entry, or NULL for an invalid opcode.
+ */
+static inline const struct sroce_opcode_info *sroce_opcode_info(u8 opcode)
+{
+	const struct sroce_opcode_info *info = &sroce_opcode_table[opcode];
+
+	return info->flags ? info : NULL;
+}
+
+/**
+ * sroce_opcode_valid() - is this a known RC, UC, UD or CNP opcode?
+ * @opcode: any byte
+ *
+ * Return: true if the opcode is in the table.
+ */
+static inline bool sroce_opcode_valid(u8 opcode)
+{
+	return sroce_opcode_table[opcode].flags != 0;
+}
+
+/**
+ * sroce_opcode_flags() - the properties of an opcode
+ * @opcode: any byte
+ *
+ * Return: the SROCE_OPF_* bits, 0 for an invalid opcode.
+ */
+static inline u32 sroce_opcode_flags(u8 opcode)
+{
+	return sroce_opcode_table[opcode].flags;
+}
+
+/**
+ * sroce_opcode_hdr_len() - length of the BTH and its extension headers
+ * @opcode: any byte
+ *
+ * Return: the length in bytes (the offset of the payload from the start of
+ * the BTH), 0 for an invalid opcode.
+ */
+static inline unsigned int sroce_opcode_hdr_len(u8 opcode)
+{
+	return sroce_opcode_table[opcode].hdr_len;
+}
+
 int sroce_opcode_hdr_offset(u8 opcode, u32 hdr);
 const char *sroce_opcode_name(u8 opcode);
 bool sroce_opcode_valid_for_qpt(u8 opcode, enum sroce_qp_type qpt);
