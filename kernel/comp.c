@@ -325,11 +325,21 @@ void sroce_comp_timer(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, req.timer);
 	struct sroce_req *rq = &qp->req;
-	bool failed = false;
+	bool failed = false, armed;
 
 	spin_lock_bh(&qp->sq_lock);
-	if (rq->dying || READ_ONCE(qp->state) != IB_QPS_RTS ||
-	    rq->failed || timer_pending(&rq->timer))
+	if (timer_pending(&rq->timer))
+		goto out;	/* armed again meanwhile, with a reference */
+	if (rq->armed && !rq->dying && time_before(jiffies, rq->due)) {
+		/* Restarted since it was set: wait on, keeping the reference. */
+		mod_timer(&rq->timer, rq->due);
+		spin_unlock_bh(&qp->sq_lock);
+		return;
+	}
+	armed = rq->armed;
+	rq->armed = false;
+	if (!armed || rq->dying || READ_ONCE(qp->state) != IB_QPS_RTS ||
+	    rq->failed)
 		goto out;
 	if (rq->rnr_wait) {
 		rq->rnr_wait = false;

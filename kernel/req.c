@@ -311,6 +311,7 @@ void sroce_req_start(struct sroce_qp *qp)
 	sroce_rc_retry_init(&rq->retry, qp->retry_cnt, qp->rnr_retry);
 	rq->rnr_wait = false;
 	rq->probe = false;
+	rq->armed = false;
 	rq->failed = false;
 	rq->failed_done = false;
 	spin_unlock(&qp->sq_lock);
@@ -338,23 +339,37 @@ void sroce_req_update(struct sroce_qp *qp)
  * @qp: the QP; sq_lock held
  * @ns: from now
  *
- * An armed timer holds a reference on the QP.
+ * The timer is due @ns from now. A timer still pending from before is
+ * moved only if it would fire late; one that fires early finds @due ahead
+ * and waits again (sroce_comp_timer()). So a busy QP, whose every ACK
+ * restarts the timer, seldom takes the timer base's lock, which disables
+ * interrupts. A pending timer holds a reference on the QP.
  */
 void sroce_req_arm(struct sroce_qp *qp, u64 ns)
 {
-	qp->req.probe = false;
-	if (qp->req.dying)
+	struct sroce_req *rq = &qp->req;
+	unsigned long due = jiffies + nsecs_to_jiffies(ns) + 1;
+
+	rq->probe = false;
+	if (rq->dying)
 		return;
-	if (!mod_timer(&qp->req.timer, jiffies + nsecs_to_jiffies(ns) + 1))
+	rq->due = due;
+	rq->armed = true;
+	/* Every mod_timer() of this timer holds sq_lock. */
+	if (timer_pending(&rq->timer) && !time_before(due, rq->timer.expires))
+		return;
+	if (!mod_timer(&rq->timer, due))
 		kref_get(&qp->ref);
 }
 
-/* Stop the timer if it is armed; sq_lock held. */
+/*
+ * Stop the timer; sq_lock held. If it is pending, it is left to fire for
+ * nothing (or to be armed again before then), as sroce_req_arm() says.
+ */
 void sroce_req_disarm(struct sroce_qp *qp)
 {
 	qp->req.probe = false;
-	if (del_timer(&qp->req.timer))
-		sroce_qp_put(qp);
+	qp->req.armed = false;
 }
 
 /**
@@ -676,7 +691,7 @@ void sroce_req_send(struct sroce_qp *qp)
 		}
 	}
 	if (!uc && !rq->rnr_wait && rq->timeout_ns && rq->una != rq->nxt &&
-	    !timer_pending(&rq->timer)) {
+	    !rq->armed) {
 		/* What went last did not ask: probe for its ACK soon. */
 		bool probe = rq->unasked;
 

@@ -62,6 +62,8 @@ struct sroce_req {
 	u64 timeout_ns;			/* local ACK timeout, 0: none */
 	struct sroce_rc_retry retry;
 	struct timer_list timer;	/* ACK timeout or RNR wait */
+	unsigned long due;		/* when it is due, in jiffies */
+	bool armed;			/* it is due at @due */
 	bool rnr_wait;			/* the timer runs for an RNR NAK */
 	bool probe;			/* the timer runs as a probe */
 	bool failed;			/* a WQE failed: send nothing more */
