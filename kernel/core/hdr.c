@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * RoCEv2 transport header encoders and decoders.
+ * RoCEv2 transport header encoders and decoders: those of the headers
+ * fewer packets carry (the per-packet ones are inline in hdr.h), the CNP
+ * and the RNR timer table.
  *
  * Pure C: values in, wire bytes out, and back. See hdr.h for the layouts.
  */
 #include "hdr.h"
 
 /* Wire offsets inside the extension headers */
-#define RETH_OFF_VA		0
-#define RETH_OFF_RKEY		8
-#define RETH_OFF_LEN		12
-#define AETH_OFF_SYN		0
-#define AETH_OFF_MSN		1
 #define ATMETH_OFF_VA		0
 #define ATMETH_OFF_RKEY		8
 #define ATMETH_OFF_SWAP_ADD	12
@@ -19,110 +16,6 @@
 #define DETH_OFF_QKEY		0
 #define DETH_OFF_RESV		4
 #define DETH_OFF_SQPN		5
-
-static u8 flag(u8 v, u8 bit)
-{
-	return v ? bit : 0;
-}
-
-static u8 bit_set(u8 byte, u8 bit)
-{
-	return (byte & bit) ? 1 : 0;
-}
-
-/**
- * sroce_bth_encode() - write a Base Transport Header
- * @bth: the field values; each is masked to its width
- * @buf: SROCE_BTH_BYTES bytes of wire buffer
- */
-void sroce_bth_encode(const struct sroce_bth *bth, u8 *buf)
-{
-	buf[SROCE_BTH_OFF_OPCODE] = bth->opcode;
-	buf[SROCE_BTH_OFF_FLAGS] = flag(bth->se, SROCE_BTH_SE) |
-		flag(bth->mig, SROCE_BTH_MIG) |
-		((bth->pad << SROCE_BTH_PAD_SHIFT) & SROCE_BTH_PAD_MASK) |
-		(bth->tver & SROCE_BTH_TVER_MASK);
-	sroce_put_be16(buf + SROCE_BTH_OFF_PKEY, bth->pkey);
-	buf[SROCE_BTH_OFF_ECN] = flag(bth->fecn, SROCE_BTH_FECN) |
-		flag(bth->becn, SROCE_BTH_BECN) |
-		(bth->resv6 & SROCE_BTH_RESV6_MASK);
-	sroce_put_be24(buf + SROCE_BTH_OFF_DQPN, bth->dqpn & SROCE_QPN_MASK);
-	buf[SROCE_BTH_OFF_ACKREQ] = flag(bth->ackreq, SROCE_BTH_ACKREQ) |
-		(bth->resv7 & SROCE_BTH_RESV7_MASK);
-	sroce_put_be24(buf + SROCE_BTH_OFF_PSN, bth->psn & 0xffffffU);
-}
-
-/**
- * sroce_bth_decode() - read a Base Transport Header
- * @buf: SROCE_BTH_BYTES bytes of wire buffer
- * @bth: receives the field values
- */
-void sroce_bth_decode(const u8 *buf, struct sroce_bth *bth)
-{
-	u8 flags = buf[SROCE_BTH_OFF_FLAGS];
-	u8 ecn = buf[SROCE_BTH_OFF_ECN];
-	u8 ack = buf[SROCE_BTH_OFF_ACKREQ];
-
-	bth->opcode = buf[SROCE_BTH_OFF_OPCODE];
-	bth->se = bit_set(flags, SROCE_BTH_SE);
-	bth->mig = bit_set(flags, SROCE_BTH_MIG);
-	bth->pad = (flags & SROCE_BTH_PAD_MASK) >> SROCE_BTH_PAD_SHIFT;
-	bth->tver = flags & SROCE_BTH_TVER_MASK;
-	bth->pkey = sroce_get_be16(buf + SROCE_BTH_OFF_PKEY);
-	bth->fecn = bit_set(ecn, SROCE_BTH_FECN);
-	bth->becn = bit_set(ecn, SROCE_BTH_BECN);
-	bth->resv6 = ecn & SROCE_BTH_RESV6_MASK;
-	bth->dqpn = sroce_get_be24(buf + SROCE_BTH_OFF_DQPN);
-	bth->ackreq = bit_set(ack, SROCE_BTH_ACKREQ);
-	bth->resv7 = ack & SROCE_BTH_RESV7_MASK;
-	bth->psn = sroce_get_be24(buf + SROCE_BTH_OFF_PSN);
-}
-
-/**
- * sroce_reth_encode() - write an RDMA Extended Transport Header
- * @reth: the field values
- * @buf: SROCE_RETH_BYTES bytes of wire buffer
- */
-void sroce_reth_encode(const struct sroce_reth *reth, u8 *buf)
-{
-	sroce_put_be64(buf + RETH_OFF_VA, reth->va);
-	sroce_put_be32(buf + RETH_OFF_RKEY, reth->rkey);
-	sroce_put_be32(buf + RETH_OFF_LEN, reth->len);
-}
-
-/**
- * sroce_reth_decode() - read an RDMA Extended Transport Header
- * @buf: SROCE_RETH_BYTES bytes of wire buffer
- * @reth: receives the field values
- */
-void sroce_reth_decode(const u8 *buf, struct sroce_reth *reth)
-{
-	reth->va = sroce_get_be64(buf + RETH_OFF_VA);
-	reth->rkey = sroce_get_be32(buf + RETH_OFF_RKEY);
-	reth->len = sroce_get_be32(buf + RETH_OFF_LEN);
-}
-
-/**
- * sroce_aeth_encode() - write an ACK Extended Transport Header
- * @aeth: the field values; the MSN is masked to 24 bits
- * @buf: SROCE_AETH_BYTES bytes of wire buffer
- */
-void sroce_aeth_encode(const struct sroce_aeth *aeth, u8 *buf)
-{
-	buf[AETH_OFF_SYN] = aeth->syndrome;
-	sroce_put_be24(buf + AETH_OFF_MSN, aeth->msn & SROCE_MSN_MASK);
-}
-
-/**
- * sroce_aeth_decode() - read an ACK Extended Transport Header
- * @buf: SROCE_AETH_BYTES bytes of wire buffer
- * @aeth: receives the field values
- */
-void sroce_aeth_decode(const u8 *buf, struct sroce_aeth *aeth)
-{
-	aeth->syndrome = buf[AETH_OFF_SYN];
-	aeth->msn = sroce_get_be24(buf + AETH_OFF_MSN);
-}
 
 /**
  * sroce_atmeth_encode() - write an Atomic Extended Transport Header
@@ -192,46 +85,6 @@ void sroce_deth_decode(const u8 *buf, struct sroce_deth *deth)
 	deth->qkey = sroce_get_be32(buf + DETH_OFF_QKEY);
 	deth->resv = buf[DETH_OFF_RESV];
 	deth->sqpn = sroce_get_be24(buf + DETH_OFF_SQPN);
-}
-
-/**
- * sroce_immdt_encode() - write an Immediate Data Extended Header
- * @imm: the field values
- * @buf: SROCE_IMMDT_BYTES bytes of wire buffer
- */
-void sroce_immdt_encode(const struct sroce_immdt *imm, u8 *buf)
-{
-	sroce_put_be32(buf, imm->imm);
-}
-
-/**
- * sroce_immdt_decode() - read an Immediate Data Extended Header
- * @buf: SROCE_IMMDT_BYTES bytes of wire buffer
- * @imm: receives the field values
- */
-void sroce_immdt_decode(const u8 *buf, struct sroce_immdt *imm)
-{
-	imm->imm = sroce_get_be32(buf);
-}
-
-/**
- * sroce_ieth_encode() - write an Invalidate Extended Transport Header
- * @ieth: the field values
- * @buf: SROCE_IETH_BYTES bytes of wire buffer
- */
-void sroce_ieth_encode(const struct sroce_ieth *ieth, u8 *buf)
-{
-	sroce_put_be32(buf, ieth->rkey);
-}
-
-/**
- * sroce_ieth_decode() - read an Invalidate Extended Transport Header
- * @buf: SROCE_IETH_BYTES bytes of wire buffer
- * @ieth: receives the field values
- */
-void sroce_ieth_decode(const u8 *buf, struct sroce_ieth *ieth)
-{
-	ieth->rkey = sroce_get_be32(buf);
 }
 
 /**

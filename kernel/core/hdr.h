@@ -230,22 +230,168 @@ struct sroce_ieth {
 	u32 rkey;
 };
 
-void sroce_bth_encode(const struct sroce_bth *bth, u8 *buf);
-void sroce_bth_decode(const u8 *buf, struct sroce_bth *bth);
-void sroce_reth_encode(const struct sroce_reth *reth, u8 *buf);
-void sroce_reth_decode(const u8 *buf, struct sroce_reth *reth);
-void sroce_aeth_encode(const struct sroce_aeth *aeth, u8 *buf);
-void sroce_aeth_decode(const u8 *buf, struct sroce_aeth *aeth);
+/* Wire offsets inside the RETH and the AETH */
+#define SROCE_RETH_OFF_VA	0
+#define SROCE_RETH_OFF_RKEY	8
+#define SROCE_RETH_OFF_LEN	12
+#define SROCE_AETH_OFF_SYN	0
+#define SROCE_AETH_OFF_MSN	1
+
+/*
+ * The encoders and decoders of the headers every packet has are inline:
+ * each runs once or twice per packet.
+ */
+static inline u8 sroce_hdr_flag(u8 v, u8 bit)
+{
+	return v ? bit : 0;
+}
+
+static inline u8 sroce_hdr_bit(u8 byte, u8 bit)
+{
+	return (byte & bit) ? 1 : 0;
+}
+
+/**
+ * sroce_bth_encode() - write a Base Transport Header
+ * @bth: the field values; each is masked to its width
+ * @buf: SROCE_BTH_BYTES bytes of wire buffer
+ */
+static inline void sroce_bth_encode(const struct sroce_bth *bth, u8 *buf)
+{
+	buf[SROCE_BTH_OFF_OPCODE] = bth->opcode;
+	buf[SROCE_BTH_OFF_FLAGS] = sroce_hdr_flag(bth->se, SROCE_BTH_SE) |
+		sroce_hdr_flag(bth->mig, SROCE_BTH_MIG) |
+		((bth->pad << SROCE_BTH_PAD_SHIFT) & SROCE_BTH_PAD_MASK) |
+		(bth->tver & SROCE_BTH_TVER_MASK);
+	sroce_put_be16(buf + SROCE_BTH_OFF_PKEY, bth->pkey);
+	buf[SROCE_BTH_OFF_ECN] = sroce_hdr_flag(bth->fecn, SROCE_BTH_FECN) |
+		sroce_hdr_flag(bth->becn, SROCE_BTH_BECN) |
+		(bth->resv6 & SROCE_BTH_RESV6_MASK);
+	sroce_put_be24(buf + SROCE_BTH_OFF_DQPN, bth->dqpn & SROCE_QPN_MASK);
+	buf[SROCE_BTH_OFF_ACKREQ] =
+		sroce_hdr_flag(bth->ackreq, SROCE_BTH_ACKREQ) |
+		(bth->resv7 & SROCE_BTH_RESV7_MASK);
+	sroce_put_be24(buf + SROCE_BTH_OFF_PSN, bth->psn & 0xffffffU);
+}
+
+/**
+ * sroce_bth_decode() - read a Base Transport Header
+ * @buf: SROCE_BTH_BYTES bytes of wire buffer
+ * @bth: receives the field values
+ */
+static inline void sroce_bth_decode(const u8 *buf, struct sroce_bth *bth)
+{
+	u8 flags = buf[SROCE_BTH_OFF_FLAGS];
+	u8 ecn = buf[SROCE_BTH_OFF_ECN];
+	u8 ack = buf[SROCE_BTH_OFF_ACKREQ];
+
+	bth->opcode = buf[SROCE_BTH_OFF_OPCODE];
+	bth->se = sroce_hdr_bit(flags, SROCE_BTH_SE);
+	bth->mig = sroce_hdr_bit(flags, SROCE_BTH_MIG);
+	bth->pad = (flags & SROCE_BTH_PAD_MASK) >> SROCE_BTH_PAD_SHIFT;
+	bth->tver = flags & SROCE_BTH_TVER_MASK;
+	bth->pkey = sroce_get_be16(buf + SROCE_BTH_OFF_PKEY);
+	bth->fecn = sroce_hdr_bit(ecn, SROCE_BTH_FECN);
+	bth->becn = sroce_hdr_bit(ecn, SROCE_BTH_BECN);
+	bth->resv6 = ecn & SROCE_BTH_RESV6_MASK;
+	bth->dqpn = sroce_get_be24(buf + SROCE_BTH_OFF_DQPN);
+	bth->ackreq = sroce_hdr_bit(ack, SROCE_BTH_ACKREQ);
+	bth->resv7 = ack & SROCE_BTH_RESV7_MASK;
+	bth->psn = sroce_get_be24(buf + SROCE_BTH_OFF_PSN);
+}
+
+/**
+ * sroce_reth_encode() - write an RDMA Extended Transport Header
+ * @reth: the field values
+ * @buf: SROCE_RETH_BYTES bytes of wire buffer
+ */
+static inline void sroce_reth_encode(const struct sroce_reth *reth, u8 *buf)
+{
+	sroce_put_be64(buf + SROCE_RETH_OFF_VA, reth->va);
+	sroce_put_be32(buf + SROCE_RETH_OFF_RKEY, reth->rkey);
+	sroce_put_be32(buf + SROCE_RETH_OFF_LEN, reth->len);
+}
+
+/**
+ * sroce_reth_decode() - read an RDMA Extended Transport Header
+ * @buf: SROCE_RETH_BYTES bytes of wire buffer
+ * @reth: receives the field values
+ */
+static inline void sroce_reth_decode(const u8 *buf, struct sroce_reth *reth)
+{
+	reth->va = sroce_get_be64(buf + SROCE_RETH_OFF_VA);
+	reth->rkey = sroce_get_be32(buf + SROCE_RETH_OFF_RKEY);
+	reth->len = sroce_get_be32(buf + SROCE_RETH_OFF_LEN);
+}
+
+/**
+ * sroce_aeth_encode() - write an ACK Extended Transport Header
+ * @aeth: the field values; the MSN is masked to 24 bits
+ * @buf: SROCE_AETH_BYTES bytes of wire buffer
+ */
+static inline void sroce_aeth_encode(const struct sroce_aeth *aeth, u8 *buf)
+{
+	buf[SROCE_AETH_OFF_SYN] = aeth->syndrome;
+	sroce_put_be24(buf + SROCE_AETH_OFF_MSN, aeth->msn & SROCE_MSN_MASK);
+}
+
+/**
+ * sroce_aeth_decode() - read an ACK Extended Transport Header
+ * @buf: SROCE_AETH_BYTES bytes of wire buffer
+ * @aeth: receives the field values
+ */
+static inline void sroce_aeth_decode(const u8 *buf, struct sroce_aeth *aeth)
+{
+	aeth->syndrome = buf[SROCE_AETH_OFF_SYN];
+	aeth->msn = sroce_get_be24(buf + SROCE_AETH_OFF_MSN);
+}
+
+/**
+ * sroce_immdt_encode() - write an Immediate Data Extended Header
+ * @imm: the field values
+ * @buf: SROCE_IMMDT_BYTES bytes of wire buffer
+ */
+static inline void sroce_immdt_encode(const struct sroce_immdt *imm, u8 *buf)
+{
+	sroce_put_be32(buf, imm->imm);
+}
+
+/**
+ * sroce_immdt_decode() - read an Immediate Data Extended Header
+ * @buf: SROCE_IMMDT_BYTES bytes of wire buffer
+ * @imm: receives the field values
+ */
+static inline void sroce_immdt_decode(const u8 *buf, struct sroce_immdt *imm)
+{
+	imm->imm = sroce_get_be32(buf);
+}
+
+/**
+ * sroce_ieth_encode() - write an Invalidate Extended Transport Header
+ * @ieth: the field values
+ * @buf: SROCE_IETH_BYTES bytes of wire buffer
+ */
+static inline void sroce_ieth_encode(const struct sroce_ieth *ieth, u8 *buf)
+{
+	sroce_put_be32(buf, ieth->rkey);
+}
+
+/**
+ * sroce_ieth_decode() - read an Invalidate Extended Transport Header
+ * @buf: SROCE_IETH_BYTES bytes of wire buffer
+ * @ieth: receives the field values
+ */
+static inline void sroce_ieth_decode(const u8 *buf, struct sroce_ieth *ieth)
+{
+	ieth->rkey = sroce_get_be32(buf);
+}
+
 void sroce_atmeth_encode(const struct sroce_atmeth *atm, u8 *buf);
 void sroce_atmeth_decode(const u8 *buf, struct sroce_atmeth *atm);
 void sroce_atmack_encode(const struct sroce_atmack *ack, u8 *buf);
 void sroce_atmack_decode(const u8 *buf, struct sroce_atmack *ack);
 void sroce_deth_encode(const struct sroce_deth *deth, u8 *buf);
 void sroce_deth_decode(const u8 *buf, struct sroce_deth *deth);
-void sroce_immdt_encode(const struct sroce_immdt *imm, u8 *buf);
-void sroce_immdt_decode(const u8 *buf, struct sroce_immdt *imm);
-void sroce_ieth_encode(const struct sroce_ieth *ieth, u8 *buf);
-void sroce_ieth_decode(const u8 *buf, struct sroce_ieth *ieth);
 
 size_t sroce_cnp_build(u8 *buf, u16 pkey, u32 dqpn);
 u32 sroce_rnr_timer_usec(u8 code);

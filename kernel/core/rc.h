@@ -29,6 +29,7 @@
 #include "hdr.h"
 #include "opcode.h"
 #include "pkt.h"
+#include "psn.h"
 
 #define SROCE_RC_MIN_PMTU	256
 #define SROCE_RC_MAX_MSG	0x80000000U	/* 2^31 bytes, IBTA's limit */
@@ -99,13 +100,148 @@ static inline bool sroce_rc_op_rdatm(enum sroce_rc_op op)
 
 /* -- Requester: segmentation ------------------------------------------- */
 
-u32 sroce_rc_npkts(u32 len, u32 pmtu);
-u32 sroce_rc_payload(u32 len, u32 pmtu, u32 i);
-u32 sroce_rc_npsn(enum sroce_rc_op op, u32 len, u32 pmtu);
-u8 sroce_rc_opcode(enum sroce_qp_type qpt, enum sroce_rc_op op, bool first,
-		   bool last);
-bool sroce_rc_ackreq(enum sroce_qp_type qpt, bool last, bool want,
-		     bool force, u32 sent, u32 every_n);
+/*
+ * The functions every packet meets are inline here; the rest are in rc.c.
+ * Path MTUs below the smallest IBTA MTU are taken as that.
+ */
+static inline u32 sroce_rc_pmtu(u32 pmtu)
+{
+	return pmtu < SROCE_RC_MIN_PMTU ? SROCE_RC_MIN_PMTU : pmtu;
+}
+
+/* RC opcodes by operation and position: FIRST, MIDDLE, LAST, ONLY (rc.c) */
+extern const u8 sroce_rc_opcode_table[SROCE_RC_OP_COUNT][4];
+
+/**
+ * sroce_rc_npkts() - packets needed to carry a message
+ * @len: message length in bytes
+ * @pmtu: path MTU in bytes
+ *
+ * A message of 0 bytes still takes one packet (an ONLY with no payload).
+ *
+ * Return: ceil(@len / @pmtu), at least 1.
+ */
+static inline u32 sroce_rc_npkts(u32 len, u32 pmtu)
+{
+	pmtu = sroce_rc_pmtu(pmtu);
+	/* no len + pmtu - 1: it would wrap for len near 2^32 */
+	if (!len)
+		return 1;
+	return len / pmtu + (len % pmtu != 0);
+}
+
+/**
+ * sroce_rc_payload() - payload bytes of one packet of a message
+ * @len: message length in bytes
+ * @pmtu: path MTU in bytes
+ * @i: index of the packet in the message, from 0
+ *
+ * Every packet but the last carries exactly @pmtu bytes (FIRST and MIDDLE
+ * payloads are PMTU); the last carries the rest, 1..@pmtu bytes, or 0 for
+ * an empty message. The same split serves RDMA READ responses.
+ *
+ * Return: the payload length, 0 for @i past the last packet.
+ */
+static inline u32 sroce_rc_payload(u32 len, u32 pmtu, u32 i)
+{
+	u32 n = sroce_rc_npkts(len, pmtu);
+
+	pmtu = sroce_rc_pmtu(pmtu);
+	if (i >= n)
+		return 0;
+	if (i < n - 1)
+		return pmtu;
+	return len - (n - 1) * pmtu;
+}
+
+/**
+ * sroce_rc_npsn() - PSNs a work request takes
+ * @op: the operation
+ * @len: its length in bytes
+ * @pmtu: path MTU in bytes
+ *
+ * A SEND or WRITE takes one PSN per packet. An RDMA READ request is one
+ * packet but takes one PSN per READ response packet, sroce_rc_npkts(@len)
+ * (IBTA 9.7), so the next request's PSN skips past them. An atomic takes
+ * one.
+ *
+ * Return: the number of PSNs, at least 1.
+ */
+static inline u32 sroce_rc_npsn(enum sroce_rc_op op, u32 len, u32 pmtu)
+{
+	if (op == SROCE_RC_OP_CMP_SWAP || op == SROCE_RC_OP_FETCH_ADD)
+		return 1;
+	return sroce_rc_npkts(len, pmtu);
+}
+
+/**
+ * sroce_rc_opcode() - the opcode of one request packet
+ * @qpt: SROCE_QPT_RC or SROCE_QPT_UC
+ * @op: the operation
+ * @first: the packet is the first of its message
+ * @last: the packet is the last of its message
+ *
+ * Immediate data and invalidate ride only on the LAST or ONLY packet; the
+ * FIRST and MIDDLE packets are those of the plain operation. A READ request
+ * and an atomic are always one ONLY-like packet. UC has the SEND and WRITE
+ * opcodes at RC's plus 0x20, and no SEND with invalidate, READ or atomics.
+ *
+ * Return: the opcode, or SROCE_OPCODE_NONE for an operation the QP type
+ * lacks, a multi-packet READ or atomic, or an unknown @op or @qpt.
+ */
+static inline u8 sroce_rc_opcode(enum sroce_qp_type qpt,
+				 enum sroce_rc_op op, bool first, bool last)
+{
+	unsigned int pos = first ? (last ? 3 : 0) : (last ? 2 : 1);
+	u8 opcode;
+
+	if ((unsigned int)op >= SROCE_RC_OP_COUNT)
+		return SROCE_OPCODE_NONE;
+	opcode = sroce_rc_opcode_table[op][pos];
+	if (qpt == SROCE_QPT_RC)
+		return opcode;
+	if (qpt != SROCE_QPT_UC || op == SROCE_RC_OP_SEND_INV ||
+	    opcode == SROCE_OPCODE_NONE || sroce_rc_op_rdatm(op))
+		return SROCE_OPCODE_NONE;
+	return opcode | SROCE_OPCODE_UC;
+}
+
+/**
+ * sroce_rc_ackreq() - should a request packet set AckReq?
+ * @qpt: the QP type
+ * @last: the packet ends its message (LAST or ONLY, READ, atomic)
+ * @want: the requester wants this message acknowledged as soon as it
+ *        arrives: its WR is signaled, or is a READ or an atomic, or the QP
+ *        does not stream (its poster may be waiting for it)
+ * @force: ask whatever the rest says: the packet fills the requester's
+ *         window (it sends nothing more until an ACK comes), or it is the
+ *         newest packet sent, resent to ask for the ACK of a tail sent
+ *         unasked (a window of 8 after a timeout, in a message of 64
+ *         packets, or a probe)
+ * @sent: packets sent without AckReq since the last one with it
+ * @every_n: also ask every @every_n packets; 0 for never
+ *
+ * Policy: ask at the end of every message that someone may be waiting
+ * for, so that it completes without waiting for the next; every @every_n
+ * packets, so that the window keeps moving and the ring's slots come back
+ * (as rxe, which asks every 64 packets); and when forced. An unsignaled
+ * message of a streaming QP is left to a later ACK: the poster learns of
+ * it only through a later signaled WR, whose ACK covers it. The requester
+ * must then make sure an ACK comes for what it sent last without asking
+ * (req.c resends that packet, asking, when its probe timer fires).
+ * UC has no ACKs; its AckReq stays clear.
+ *
+ * Return: true to set AckReq.
+ */
+static inline bool sroce_rc_ackreq(enum sroce_qp_type qpt, bool last,
+				   bool want, bool force, u32 sent,
+				   u32 every_n)
+{
+	if (qpt != SROCE_QPT_RC)
+		return false;
+	return (last && want) || force || (every_n && sent + 1 >= every_n);
+}
+
 bool sroce_rc_atomic_ok(u64 va, u32 len);
 
 /* -- Responder --------------------------------------------------------- */
@@ -118,8 +254,38 @@ enum sroce_rc_psn_verdict {
 	SROCE_RC_PSN_DROP,		/* later, and a NAK was sent already */
 };
 
-enum sroce_rc_psn_verdict sroce_rc_resp_psn(u32 psn, u32 epsn,
-					    bool *nak_sent);
+/**
+ * sroce_rc_resp_psn() - classify a request PSN against the expected PSN
+ * @psn: the request's PSN
+ * @epsn: the responder's expected PSN
+ * @nak_sent: in/out, the engine's "a NAK for @epsn was sent" flag; start
+ *            false. Set it also when sending an RNR NAK: until the NAKed PSN
+ *            comes back, later packets are dropped without another NAK.
+ *
+ * Earlier PSNs (up to 2^23 back) are duplicates, later ones (up to 2^23 - 1
+ * ahead) mean a packet was lost: the first such gets a NAK PSN sequence
+ * error carrying @epsn, later ones are dropped until @epsn arrives (IBTA
+ * 9.7: one NAK per gap; rxe's sent_psn_nak). The expected PSN clears
+ * the flag.
+ *
+ * Return: what to do with the packet.
+ */
+static inline enum sroce_rc_psn_verdict
+sroce_rc_resp_psn(u32 psn, u32 epsn, bool *nak_sent)
+{
+	s32 d = sroce_psn_cmp(psn, epsn);
+
+	if (d < 0)
+		return SROCE_RC_PSN_DUPLICATE;
+	if (d == 0) {
+		*nak_sent = false;
+		return SROCE_RC_PSN_EXPECTED;
+	}
+	if (*nak_sent)
+		return SROCE_RC_PSN_DROP;
+	*nak_sent = true;
+	return SROCE_RC_PSN_NAK_SEQ;
+}
 
 /**
  * struct sroce_rc_resp_msg - the responder's message in progress
@@ -164,7 +330,26 @@ u32 sroce_rc_access(u8 opcode);
 bool sroce_rc_ack_now(enum sroce_rc_psn_verdict verdict,
 		      const struct sroce_pkt *pkt, u32 unacked, bool owed,
 		      u32 every_n);
-u32 sroce_rc_msn_next(u32 msn, u8 opcode);
+/**
+ * sroce_rc_msn_next() - the responder's MSN after accepting a request
+ * @msn: the MSN so far
+ * @opcode: the request's opcode
+ *
+ * The MSN counts completed request messages (IBTA 9.7): it advances on
+ * the LAST or ONLY packet of a SEND or WRITE, on an atomic, and on an RDMA
+ * READ request as soon as it is accepted (C9-148, as rxe), modulo 2^24.
+ *
+ * Return: the new MSN.
+ */
+static inline u32 sroce_rc_msn_next(u32 msn, u8 opcode)
+{
+	u32 f = sroce_opcode_flags(opcode);
+
+	if ((f & SROCE_OPF_REQ) && (f & SROCE_OPF_LAST))
+		return (msn + 1) & SROCE_MSN_MASK;
+	return msn & SROCE_MSN_MASK;
+}
+
 u8 sroce_rc_ack_syn(u32 credits);
 u32 sroce_rc_credits(u8 code);
 
@@ -177,7 +362,24 @@ enum sroce_rc_window {
 	SROCE_RC_WIN_INVALID,		/* at or beyond nxt: never sent, ignore */
 };
 
-enum sroce_rc_window sroce_rc_comp_psn(u32 psn, u32 una, u32 nxt);
+/**
+ * sroce_rc_comp_psn() - where a response's PSN falls in the window
+ * @psn: the response's PSN
+ * @una: oldest unacknowledged PSN
+ * @nxt: one past the highest PSN ever sent
+ *
+ * Return: VALID for [@una, @nxt); STALE for PSNs before @una (a duplicate
+ * ACK carries @una - 1); INVALID for @nxt and beyond, which were never sent.
+ */
+static inline enum sroce_rc_window
+sroce_rc_comp_psn(u32 psn, u32 una, u32 nxt)
+{
+	if (sroce_psn_in_window(psn, una, sroce_psn_sub(nxt, una)))
+		return SROCE_RC_WIN_VALID;
+	if (sroce_psn_before(psn, una))
+		return SROCE_RC_WIN_STALE;
+	return SROCE_RC_WIN_INVALID;
+}
 
 /* What an AETH syndrome asks of the requester */
 enum sroce_rc_aeth_kind {
