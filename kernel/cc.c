@@ -108,15 +108,16 @@ void sroce_cc_line_update(struct sroce_dev *sdev)
  * @sdev: the device
  * @traffic_class: the address vector's (DSCP and ECN bits)
  *
+ * Bottom halves off, as for every packet sent: that is an RCU read-side
+ * section, for which kfree_rcu() of the old knobs waits, without the two
+ * calls of rcu_read_lock() and rcu_read_unlock() per packet.
+ *
  * Return: the DSCP as given, with the ECN bits of the `ecn` knob.
  */
 u8 sroce_cc_tclass(struct sroce_dev *sdev, u8 traffic_class)
 {
-	u8 ecn;
+	u8 ecn = rcu_dereference_bh(sdev->cc.conf)->ecn;
 
-	rcu_read_lock();
-	ecn = sroce_cc_conf(sdev)->ecn;
-	rcu_read_unlock();
 	if (ecn == SROCE_CC_ECN_AS_GIVEN)
 		return traffic_class;
 	return (traffic_class & ~INET_ECN_MASK) | ecn;
