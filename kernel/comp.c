@@ -19,6 +19,7 @@
 #include "counters.h"
 #include "cq.h"
 #include "device.h"
+#include "doorbell.h"
 #include "mr.h"
 #include "qp.h"
 #include "req.h"

@@ -27,6 +27,7 @@
 #include "av.h"
 #include "cq.h"
 #include "device.h"
+#include "doorbell.h"
 #include "kverbs.h"
 #include "qp.h"
 #include "req.h"

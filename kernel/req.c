@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * req.c: the requester. The provider rings the doorbell (a POST_SEND
- * command with no work requests) after filling the send ring; the kernel
- * turns the new WQEs into packets in that same system call, and sends the
- * rest (a window's worth at a time) from the softirq in which the ACKs
- * arrive (comp.c).
+ * req.c: the requester. The provider rings the doorbell (doorbell.c)
+ * after filling the send ring; the kernel turns the new WQEs into packets
+ * in that same system call, and sends the rest (a window's worth at a
+ * time) from the softirq in which the ACKs arrive (comp.c).
  *
  * UD: one packet per WQE, completed when handed to the network, as on
  * hardware; the QP's rate paces them (cc.c), as it paces RC and UC.
@@ -24,8 +23,7 @@
 #include "core/psn.h"
 #include "cq.h"
 #include "device.h"
-#include "kverbs.h"
-#include "loop.h"
+#include "doorbell.h"
 #include "mr.h"
 #include "qp.h"
 #include "req.h"
@@ -33,13 +31,6 @@
 
 /* Ask for an ACK at least this often inside long messages. */
 #define SROCE_REQ_ACKREQ_EVERY	32
-
-/*
- * Doorbells of an RC QP in a row without waiting for its peer, after
- * which it streams: a polling CPU receives for it (loop.c, poll.c), and
- * its unsignaled messages do not ask for ACKs.
- */
-#define SROCE_STREAM_DOORBELLS	4
 
 /*
  * A tail sent without AckReq is probed for its ACK after this part of the
@@ -751,153 +742,4 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
 	}
 	rq->rd_atomic = rd;
 	rq->unasked = 0;
-}
-
-/**
- * sroce_req_taker_begin() - the completer will send for doorbells
- * @qp: an RC QP; sq_lock held, bottom halves off
- *
- * The completer runs the requester after each response it takes, and a
- * response's work (completions, the window) holds sq_lock a while. A
- * doorbell rung on another CPU meanwhile (a polling CPU's thread takes the
- * ACKs of a streaming QP while its poster posts) would wait for the lock
- * and then find its WQEs sent already; from here to sroce_req_taker_end()
- * it leaves them to the completer instead, and goes back to its caller.
- */
-void sroce_req_taker_begin(struct sroce_qp *qp)
-{
-	set_bit(SROCE_SQ_TAKER, &qp->sq_flags);
-}
-
-/**
- * sroce_req_taker_end() - send what doorbells left, and stop taking them
- * @qp: an RC QP; sq_lock held since sroce_req_taker_begin()
- *
- * A doorbell sets SROCE_SQ_RUNG, then looks at SROCE_SQ_TAKER; we clear
- * the one, then look at the other. Either it sees ours clear and waits
- * for the lock, or we see its flag and send again. Whoever clears the flag
- * sends next, with sq_lock held, after a fully ordered test_and_clear_bit().
- */
-void sroce_req_taker_end(struct sroce_qp *qp)
-{
-	for (;;) {
-		sroce_req_send(qp);
-		clear_bit(SROCE_SQ_TAKER, &qp->sq_flags);
-		/* Orders the clear before the test; the doorbell's likewise. */
-		smp_mb__after_atomic();
-		if (!test_and_clear_bit(SROCE_SQ_RUNG, &qp->sq_flags))
-			return;
-		set_bit(SROCE_SQ_TAKER, &qp->sq_flags);
-	}
-}
-
-/*
- * A doorbell rang: before it waits for sq_lock, the completer that holds
- * the lock may send for it (sroce_req_taker_begin()).
- */
-static void sroce_req_rung(struct sroce_qp *qp)
-{
-	/* The ring's prod before the flag, the flag before the tests. */
-	smp_mb__before_atomic();
-	set_bit(SROCE_SQ_RUNG, &qp->sq_flags);
-	smp_mb__after_atomic();	/* pairs with sroce_req_taker_end()'s */
-}
-
-/**
- * sroce_req_doorbell() - send what is posted on a QP's send ring
- * @qp: the QP; process context, no locks held
- *
- * Run in the system call of a user QP's doorbell, and from a work item for
- * kernel QPs (kverbs.c). In the error state, what was posted to either
- * queue is flushed. If the completer holds the requester's lock, it sends
- * what was posted (sroce_req_taker_begin()).
- *
- * Return: 0.
- */
-int sroce_req_doorbell(struct sroce_qp *qp)
-{
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	unsigned int streak = 0;
-	bool failed = false;
-
-	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
-		/* In the error state, what was just posted is flushed. */
-		sroce_qp_error(qp);
-		return 0;
-	}
-	if (qp->ibqp.qp_type == IB_QPT_RC) {
-		streak = READ_ONCE(qp->streak) + 1;
-		WRITE_ONCE(qp->streak, streak);
-	}
-	local_bh_disable();
-	/*
-	 * Loopback traffic is received in this call, or by the polling CPU
-	 * if the QP streams: rung again and again without waiting (loop.c).
-	 */
-	sroce_loop_begin(sdev, streak > SROCE_STREAM_DOORBELLS);
-	sroce_req_rung(qp);
-	while (!spin_trylock(&qp->sq_lock)) {
-		if (test_bit(SROCE_SQ_TAKER, &qp->sq_flags))
-			goto taken;
-		cpu_relax();
-	}
-	/* We send next: what rang before this is ours to send. */
-	test_and_clear_bit(SROCE_SQ_RUNG, &qp->sq_flags);
-	failed = sroce_req_resume(qp);
-	spin_unlock(&qp->sq_lock);
-taken:
-	sroce_loop_end(sdev);
-	local_bh_enable();
-	/*
-	 * Another context may have moved the QP to error (and flushed) while
-	 * we waited for the lock: flush what we were rung for too.
-	 */
-	if (failed || READ_ONCE(qp->state) == IB_QPS_ERR)
-		sroce_qp_error(qp);
-	return 0;
-}
-
-/**
- * sroce_post_send() - post_send: the doorbell of a user QP, or work
- *	requests to a kernel QP
- * @ibqp: the QP
- * @wr: NULL for a user QP, which posts through the ring
- * @bad_wr: for kernel QPs, the first work request not posted
- *
- * Return: 0 or a negative errno.
- */
-int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr)
-{
-	struct sroce_qp *qp = to_sqp(ibqp);
-
-	if (!qp->user)
-		return sroce_kverbs_post_send(qp, wr, bad_wr);
-	if (wr)
-		return -EOPNOTSUPP;
-	return sroce_req_doorbell(qp);
-}
-
-/**
- * sroce_post_recv() - post_recv: the receive doorbell of a user QP, rung
- *	only in the error state, or work requests to a kernel QP
- * @ibqp: the QP
- * @wr: NULL for a user QP, which posts through the ring
- * @bad_wr: for kernel QPs, the first work request not posted
- *
- * Receives posted to a QP in the error state are flushed at once.
- * Return: 0 or a negative errno.
- */
-int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr)
-{
-	struct sroce_qp *qp = to_sqp(ibqp);
-
-	if (!qp->user)
-		return sroce_kverbs_post_recv(qp, wr, bad_wr);
-	if (wr)
-		return -EOPNOTSUPP;
-	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		sroce_qp_error(qp);
-	return 0;
 }

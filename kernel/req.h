@@ -16,12 +16,6 @@
 struct sroce_qp;
 struct sroce_swqe;
 
-/* Bits of qp->sq_flags (sroce_req_doorbell()) */
-enum {
-	SROCE_SQ_RUNG,		/* a doorbell left its WQEs to the taker */
-	SROCE_SQ_TAKER,		/* the completer holds sq_lock, and sends */
-};
-
 /*
  * A send WQE of an RC or UC QP, copied out of the ring and checked once
  * when the requester first takes it. The ring slot stays allocated (the
@@ -84,18 +78,10 @@ void sroce_req_cleanup(struct sroce_qp *qp);
 void sroce_req_start(struct sroce_qp *qp);
 void sroce_req_update(struct sroce_qp *qp);
 void sroce_req_send(struct sroce_qp *qp);
-void sroce_req_taker_begin(struct sroce_qp *qp);
-void sroce_req_taker_end(struct sroce_qp *qp);
 bool sroce_req_resume(struct sroce_qp *qp);
 void sroce_req_seek(struct sroce_qp *qp, u32 psn);
 void sroce_req_arm(struct sroce_qp *qp, u64 ns);
 void sroce_req_disarm(struct sroce_qp *qp);
 void sroce_req_stop(struct sroce_qp *qp);
-int sroce_req_doorbell(struct sroce_qp *qp);
-
-int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr);
-int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr);
 
 #endif /* SROCE_REQ_H */

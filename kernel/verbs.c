@@ -13,6 +13,7 @@
 #include "counters.h"
 #include "cq.h"
 #include "device.h"
+#include "doorbell.h"
 #include "kverbs.h"
 #include "mcast.h"
 #include "mr.h"
