@@ -221,7 +221,6 @@ static enum ib_wc_status sroce_comp_walk(struct sroce_qp *qp,
 				return IB_WC_RNR_RETRY_EXC_ERR;
 			*resend = true;
 			rq->rnr_wait = true;
-			sroce_req_disarm(qp);
 			sroce_req_arm(qp, (u64)out.rnr_usec * NSEC_PER_USEC);
 			return IB_WC_SUCCESS;
 		default:
