@@ -51,10 +51,11 @@ static struct sk_buff *sroce_skb_new(struct sroce_dev *sdev,
 			    ndev->needed_tailroom;
 	unsigned int fsize = SKB_DATA_ALIGN(size) +
 			     SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	bool napi = sroce_skb_napi_ok();
 	struct sk_buff *skb;
 	void *data;
 
-	if (frag && fsize <= PAGE_SIZE && sroce_skb_napi_ok()) {
+	if (frag && fsize <= PAGE_SIZE && napi) {
 		data = napi_alloc_frag(fsize);
 		if (!data)
 			return NULL;
@@ -63,7 +64,7 @@ static struct sk_buff *sroce_skb_new(struct sroce_dev *sdev,
 			skb_free_frag(data);
 			return NULL;
 		}
-	} else if (sroce_skb_napi_ok()) {
+	} else if (napi) {
 		/*
 		 * Where NAPI's cache may be used, the sk_buff comes from it
 		 * instead of the slab: a message's packets are mostly
