@@ -120,6 +120,18 @@ taken:
 }
 
 /**
+ * sroce_rq_doorbell() - the receive doorbell, rung only in the error state
+ * @qp: a user QP; process context, no locks held
+ *
+ * Receives posted to a QP in the error state are flushed at once.
+ */
+void sroce_rq_doorbell(struct sroce_qp *qp)
+{
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sroce_qp_error(qp);
+}
+
+/**
  * sroce_post_send() - post_send: the doorbell of a user QP, or work
  *	requests to a kernel QP
  * @ibqp: the QP
@@ -147,7 +159,6 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
  * @wr: NULL for a user QP, which posts through the ring
  * @bad_wr: for kernel QPs, the first work request not posted
  *
- * Receives posted to a QP in the error state are flushed at once.
  * Return: 0 or a negative errno.
  */
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
@@ -159,7 +170,6 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		return sroce_kverbs_post_recv(qp, wr, bad_wr);
 	if (wr)
 		return -EOPNOTSUPP;
-	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		sroce_qp_error(qp);
+	sroce_rq_doorbell(qp);
 	return 0;
 }

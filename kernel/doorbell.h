@@ -26,6 +26,7 @@ enum {
 void sroce_req_taker_begin(struct sroce_qp *qp);
 void sroce_req_taker_end(struct sroce_qp *qp);
 int sroce_req_doorbell(struct sroce_qp *qp);
+void sroce_rq_doorbell(struct sroce_qp *qp);
 
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);

@@ -6,6 +6,7 @@
 #include <linux/module.h>
 #include <rdma/rdma_netlink.h>
 
+#include "dbfile.h"
 #include "device.h"
 #include "net.h"
 #include "poll.h"
@@ -28,9 +29,14 @@ static int __init sroce_init(void)
 	err = sroce_poll_init();
 	if (err)
 		goto err_device;
+	err = sroce_dbfile_init();
+	if (err)
+		goto err_poll;
 	rdma_link_register(&sroce_link_ops);
 	return 0;
 
+err_poll:
+	sroce_poll_exit();
 err_device:
 	sroce_device_exit();
 err_net:
@@ -42,6 +48,7 @@ static void __exit sroce_exit(void)
 {
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_device_exit();
+	sroce_dbfile_exit();
 	sroce_poll_exit();
 	sroce_net_exit();
 }

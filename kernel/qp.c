@@ -21,9 +21,8 @@
 #include "kverbs.h"
 #include "mcast.h"
 #include "qp.h"
+#include "verbs.h"
 #include "xmit.h"
-
-#define SROCE_QPN_MAX	0xffffff
 
 #define SROCE_QP_ATTR_MASK						\
 	(IB_QP_STATE | IB_QP_CUR_STATE | IB_QP_ACCESS_FLAGS |		\
@@ -131,6 +130,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->rq_lock);
 	qp->state = IB_QPS_RESET;
 	qp->user = !!udata;
+	if (udata)
+		qp->ibuc = &rdma_udata_to_drv_context(udata,
+						      struct sroce_ucontext,
+						      ibuc)->ibuc;
 	sroce_kverbs_qp_init(qp);
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->path_mtu = IB_MTU_1024;

@@ -22,6 +22,7 @@
 #define SROCE_MAX_INLINE	512
 #define SROCE_MIN_QPN		16	/* below: reserved (QP0, QP1) */
 #define SROCE_GSI_QPN		1
+#define SROCE_QPN_MAX		0xffffff
 
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -34,6 +35,7 @@ struct sroce_qp {
 
 	enum ib_qp_state state;
 	bool user;
+	const struct ib_ucontext *ibuc;	/* a user QP's; only compared */
 	bool sq_sig_all;
 	struct sroce_queue sq;
 	struct sroce_queue rq;		/* unused with an SRQ */

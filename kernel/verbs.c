@@ -12,6 +12,7 @@
 #include "cc.h"
 #include "counters.h"
 #include "cq.h"
+#include "dbfile.h"
 #include "device.h"
 #include "doorbell.h"
 #include "kverbs.h"
@@ -133,6 +134,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 void sroce_set_device_ops(struct ib_device *ibdev)
 {
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	ibdev->driver_def = sroce_uapi_defs;
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);

@@ -30,15 +30,20 @@
  * even by a QP's move to RESET (which makes the kernel's cons catch up with
  * prod); a resized CQ's new ring starts from the indices in its header.
  *
- * Doorbell: after posting send WQEs the provider makes one legacy
- * IB_USER_VERBS_CMD_POST_SEND write() with wr_count 0; the kernel then
- * processes the send queue in that same system call. Receive WQEs need no
- * doorbell: the kernel reads the ring when a message arrives.
+ * Doorbell: after posting send WQEs the provider rings the QP's send
+ * doorbell; the kernel then processes the send queue in that same system
+ * call. Receive WQEs need no doorbell: the kernel reads the ring when a
+ * message arrives. The doorbell is an ioctl() on a doorbell file (below);
+ * with a kernel that has none, one legacy IB_USER_VERBS_CMD_POST_SEND
+ * write() with wr_count 0 on the verbs file does the same, slower.
  */
 #ifndef SROCE_ABI_USER_H
 #define SROCE_ABI_USER_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 /*
  * Reported as the uverbs device's abi_version (sysfs) and again in the
@@ -192,5 +197,37 @@ struct sroce_create_ah_resp {
 	__u32 ah;		/* the number a UD send WQE names */
 	__u32 reserved;
 };
+
+/*
+ * The doorbell file. SROCE_METHOD_DOORBELL_ALLOC (an RDMA_VERBS_IOCTL
+ * command on the verbs file, driver namespace) returns a new file
+ * descriptor, bound to the calling context. On it,
+ *
+ *   ioctl(fd, SROCE_DOORBELL_SQ, qp_num)  sends what is posted on the
+ *                                         QP's send ring (the doorbell)
+ *   ioctl(fd, SROCE_DOORBELL_RQ, qp_num)  flushes what is posted on its
+ *                                         receive ring if the QP is in
+ *                                         the error state
+ *
+ * for a QP of that context, and return 0, or -1 with errno EINVAL (no
+ * such QP in this context), EIO (the device is gone) or ENOTTY. Both do
+ * what the legacy POST_SEND and POST_RECV doorbells do, without going
+ * through the verbs file's command path. Closing the verbs file (or the
+ * device going away) leaves the doorbell file open but dead.
+ */
+enum sroce_objects {
+	SROCE_OBJECT_DOORBELL = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum sroce_doorbell_methods {
+	SROCE_METHOD_DOORBELL_ALLOC = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum sroce_doorbell_alloc_attrs {
+	SROCE_ATTR_DOORBELL_ALLOC_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+#define SROCE_DOORBELL_SQ	_IO(RDMA_IOCTL_MAGIC, 0xc0)
+#define SROCE_DOORBELL_RQ	_IO(RDMA_IOCTL_MAGIC, 0xc1)
 
 #endif /* SROCE_ABI_USER_H */
