@@ -9,6 +9,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+
+#include <infiniband/cmd_ioctl.h>
 
 #include "sroce.h"
 
@@ -106,6 +109,7 @@ struct ibv_qp *sroce_create_qp(struct ibv_pd *ibpd,
 			   &attr->cap, attr->sq_sig_all, attr->srq);
 	if (ret)
 		goto err_destroy;
+	sroce_open_doorbell(ctx);
 	return &qp->vqp.qp;
 
 err_destroy:
@@ -174,6 +178,7 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 		goto err_destroy;
 	if (ex)
 		sroce_qp_ex_init(qp);
+	sroce_open_doorbell(ctx);
 	return &qp->vqp.qp;
 
 err_destroy:
@@ -220,28 +225,67 @@ int sroce_destroy_qp(struct ibv_qp *ibqp)
 }
 
 /*
- * The doorbells: a legacy POST_SEND (or POST_RECV) with no WRs. The kernel
- * takes the send WQEs from the ring (up to the prod we published) in this
- * call; a receive doorbell only makes a QP in the error state flush. Both
- * commands have the same layout, and with no WRs only the header matters.
+ * sroce_open_doorbell() - open the context's doorbell file, once
+ *
+ * Called when a QP is created. A kernel without doorbell files, or
+ * SROCE_LEGACY_DOORBELL set in the environment, leaves db_fd at -1.
  */
-int sroce_doorbell(struct ibv_qp *ibqp, uint32_t command, uint32_t wqe_size)
+void sroce_open_doorbell(struct sroce_context *ctx)
 {
+	DECLARE_COMMAND_BUFFER(cmd, SROCE_OBJECT_DOORBELL,
+			       SROCE_METHOD_DOORBELL_ALLOC, 1);
+	struct ib_uverbs_attr *handle;
+
+	pthread_mutex_lock(&ctx->db_lock);
+	if (!ctx->db_tried) {
+		ctx->db_tried = true;
+		handle = fill_attr_out_fd(cmd, SROCE_ATTR_DOORBELL_ALLOC_HANDLE,
+					  0);
+		if (!getenv("SROCE_LEGACY_DOORBELL") &&
+		    !execute_ioctl(&ctx->vctx.context, cmd))
+			__atomic_store_n(&ctx->db_fd,
+					 read_attr_fd(SROCE_ATTR_DOORBELL_ALLOC_HANDLE,
+						      handle),
+					 __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&ctx->db_lock);
+}
+
+/*
+ * The doorbells. The kernel takes the send WQEs from the ring (up to the
+ * prod we published) in this call; a receive doorbell only makes a QP in
+ * the error state flush. With a doorbell file, one ioctl() naming the QP;
+ * without, a legacy POST_SEND (or POST_RECV) with no WRs: both commands
+ * have the same layout, and with no WRs only the header matters.
+ */
+int sroce_doorbell(struct ibv_qp *ibqp, bool recv)
+{
+	int fd = __atomic_load_n(&to_sctx(ibqp->context)->db_fd,
+				 __ATOMIC_RELAXED);
 	struct ib_uverbs_post_send_resp resp;
 	struct ibv_post_send cmd = {};
 	ssize_t n;
+
+	if (fd >= 0) {
+		if (ioctl(fd, recv ? SROCE_DOORBELL_RQ : SROCE_DOORBELL_SQ,
+			  (unsigned long)ibqp->qp_num))
+			return errno;
+		return 0;
+	}
 
 	static_assert(sizeof(struct ibv_post_send) ==
 		      sizeof(struct ibv_post_recv), "doorbell layouts");
 	static_assert(offsetof(struct ibv_post_send, wqe_size) ==
 		      offsetof(struct ibv_post_recv, wqe_size),
 		      "doorbell layouts");
-	cmd.hdr.command = command;
+	cmd.hdr.command = recv ? IB_USER_VERBS_CMD_POST_RECV :
+				 IB_USER_VERBS_CMD_POST_SEND;
 	cmd.hdr.in_words = sizeof(cmd) / 4;
 	cmd.hdr.out_words = sizeof(resp) / 4;
 	cmd.response = (uintptr_t)&resp;
 	cmd.qp_handle = ibqp->handle;
-	cmd.wqe_size = wqe_size;
+	cmd.wqe_size = recv ? sizeof(struct ib_uverbs_recv_wr) :
+			      sizeof(struct ib_uverbs_send_wr);
 
 	n = write(ibqp->context->cmd_fd, &cmd, sizeof(cmd));
 	if (n == sizeof(cmd))
@@ -276,8 +320,7 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	pthread_spin_unlock(&qp->sq_lock);
 
 	if (posted) {
-		db = sroce_doorbell(ibqp, IB_USER_VERBS_CMD_POST_SEND,
-				    sizeof(struct ib_uverbs_send_wr));
+		db = sroce_doorbell(ibqp, false);
 		if (!ret)
 			ret = db;
 	}
@@ -310,8 +353,7 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	 */
 	if (*bad_wr != wr && (ibqp->state == IBV_QPS_ERR ||
 			      sroce_uring_in_error(&qp->rq))) {
-		int db = sroce_doorbell(ibqp, IB_USER_VERBS_CMD_POST_RECV,
-					sizeof(struct ib_uverbs_recv_wr));
+		int db = sroce_doorbell(ibqp, true);
 
 		if (!ret)
 			ret = db;

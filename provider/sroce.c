@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "sroce.h"
 
@@ -124,6 +125,9 @@ static void sroce_free_context(struct ibv_context *ibctx)
 {
 	struct sroce_context *ctx = to_sctx(ibctx);
 
+	if (ctx->db_fd >= 0)
+		close(ctx->db_fd);
+	pthread_mutex_destroy(&ctx->db_lock);
 	verbs_uninit_context(&ctx->vctx);
 	free(ctx);
 }
@@ -189,6 +193,8 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 		goto err_uninit;
 	}
 	ctx->max_inline_data = resp.drv.max_inline_data;
+	ctx->db_fd = -1;
+	pthread_mutex_init(&ctx->db_lock, NULL);
 
 	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
 	return &ctx->vctx;

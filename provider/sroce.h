@@ -22,6 +22,14 @@ struct sroce_device {
 struct sroce_context {
 	struct verbs_context vctx;
 	uint32_t max_inline_data;	/* the device's limit per send WQE */
+	/*
+	 * The doorbell file (qp.c), opened with the first QP; until then,
+	 * or if the kernel has none, -1: the legacy doorbell. Read
+	 * unlocked, with atomics.
+	 */
+	int db_fd;
+	bool db_tried;			/* under db_lock */
+	pthread_mutex_t db_lock;
 };
 
 struct sroce_pd {
@@ -145,7 +153,8 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
 int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
-int sroce_doorbell(struct ibv_qp *ibqp, uint32_t command, uint32_t wqe_size);
+void sroce_open_doorbell(struct sroce_context *ctx);
+int sroce_doorbell(struct ibv_qp *ibqp, bool recv);
 
 /* wr.c: the ibv_wr_* post-send API */
 bool sroce_qp_ex_supported(void);

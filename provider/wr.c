@@ -80,8 +80,7 @@ static int sroce_wr_complete(struct ibv_qp_ex *qpx)
 	pthread_spin_unlock(&qp->sq_lock);
 
 	if (posted)
-		ret = sroce_doorbell(&qp->vqp.qp, IB_USER_VERBS_CMD_POST_SEND,
-				     sizeof(struct ib_uverbs_send_wr));
+		ret = sroce_doorbell(&qp->vqp.qp, false);
 	return ret;
 }
 
