@@ -99,44 +99,44 @@ static void one_close(struct one *o)
 	if (o->cq)
 		ibv_destroy_cq(o->cq);
 	vu_close(&o->dev);
+	o->qp = NULL;
+	o->cq = NULL;
 }
 
-/* A UD QP to RTS, sending to itself */
-static int ud_rts(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = VU_PORT,
-				 .qkey = 0x11111111 };
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_QKEY))
-		return errno;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return errno;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? errno : 0;
-}
-
-TEST(own_qp_rings)
-{
-	struct one o = {};
+/* An RC QP in RESET, and a doorbell file of its context */
+FIXTURE(rc) {
+	struct one o;
 	int fd;
+};
 
-	ASSERT_EQ(0, one_open(&o, IBV_QPT_RC));
-	fd = db_alloc(o.dev.ctx);
-	ASSERT_LE(0, fd);
+FIXTURE_SETUP(rc)
+{
+	memset(&self->o, 0, sizeof(self->o));
+	ASSERT_EQ(0, one_open(&self->o, IBV_QPT_RC));
+	self->fd = db_alloc(self->o.dev.ctx);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(rc)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	one_close(&self->o);
+}
+
+TEST_F(rc, own_qp_rings)
+{
+	uint32_t qpn = self->o.qp->qp_num;
+	int fd2;
+
 	/* In RESET there is nothing to send or flush: both succeed. */
-	EXPECT_EQ(0, ring(fd, SROCE_DOORBELL_SQ, o.qp->qp_num));
-	EXPECT_EQ(0, ring(fd, SROCE_DOORBELL_RQ, o.qp->qp_num));
+	EXPECT_EQ(0, ring(self->fd, SROCE_DOORBELL_SQ, qpn));
+	EXPECT_EQ(0, ring(self->fd, SROCE_DOORBELL_RQ, qpn));
 	/* A second file of the same context works as well. */
-	int fd2 = db_alloc(o.dev.ctx);
-
+	fd2 = db_alloc(self->o.dev.ctx);
 	ASSERT_LE(0, fd2);
-	EXPECT_EQ(0, ring(fd2, SROCE_DOORBELL_SQ, o.qp->qp_num));
+	EXPECT_EQ(0, ring(fd2, SROCE_DOORBELL_SQ, qpn));
 	close(fd2);
-	close(fd);
-	one_close(&o);
 }
 
 TEST(provider_uses_one)
@@ -194,38 +194,25 @@ TEST(refuses_others)
 	one_close(&a);
 }
 
-TEST(destroyed_qp)
+TEST_F(rc, destroyed_qp)
 {
-	struct one o = {};
-	uint32_t qpn;
-	int fd;
+	uint32_t qpn = self->o.qp->qp_num;
 
-	ASSERT_EQ(0, one_open(&o, IBV_QPT_RC));
-	fd = db_alloc(o.dev.ctx);
-	ASSERT_LE(0, fd);
-	qpn = o.qp->qp_num;
-	ASSERT_EQ(0, ibv_destroy_qp(o.qp));
-	o.qp = NULL;
-	EXPECT_EQ(EINVAL, ring(fd, SROCE_DOORBELL_SQ, qpn));
-	close(fd);
-	one_close(&o);
+	ASSERT_EQ(0, ibv_destroy_qp(self->o.qp));
+	self->o.qp = NULL;
+	EXPECT_EQ(EINVAL, ring(self->fd, SROCE_DOORBELL_SQ, qpn));
 }
 
-TEST(context_closed)
+TEST_F(rc, context_closed)
 {
-	struct one o = {};
-	uint32_t qpn;
-	int fd;
+	uint32_t qpn = self->o.qp->qp_num;
 
-	ASSERT_EQ(0, one_open(&o, IBV_QPT_RC));
-	fd = db_alloc(o.dev.ctx);
-	ASSERT_LE(0, fd);
-	qpn = o.qp->qp_num;
-	one_close(&o);
+	one_close(&self->o);
 	/* The file outlives its context, dead. */
-	EXPECT_EQ(EIO, ring(fd, SROCE_DOORBELL_SQ, qpn));
-	EXPECT_EQ(EIO, ring(fd, SROCE_DOORBELL_RQ, qpn));
-	EXPECT_EQ(0, close(fd));
+	EXPECT_EQ(EIO, ring(self->fd, SROCE_DOORBELL_SQ, qpn));
+	EXPECT_EQ(EIO, ring(self->fd, SROCE_DOORBELL_RQ, qpn));
+	EXPECT_EQ(0, close(self->fd));
+	self->fd = -1;
 }
 
 struct hammer {
@@ -291,7 +278,7 @@ TEST(destroy_while_ringing)
 			o.qp = vu_create_qp(&o.dev, IBV_QPT_UD, o.cq, o.cq,
 					    &cap);
 		ASSERT_NE(NULL, o.qp);
-		ASSERT_EQ(0, ud_rts(o.qp));
+		ASSERT_EQ(0, vu_ud_rts(o.qp, 0x11111111));
 		ah = ibv_create_ah(o.dev.pd, &aa);
 		ASSERT_NE(NULL, ah);
 		sge = (struct ibv_sge){ (uintptr_t)buf, sizeof(buf),

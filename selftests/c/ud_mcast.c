@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "verbs_util.h"
+
 #define QKEY	0x11111111
 #define SIZE	512
 #define GRH	40
@@ -60,21 +62,12 @@ static struct ibv_qp *ud_qp(void)
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = QKEY };
 	struct ibv_qp *q = ibv_create_qp(pd, &init);
 
-	if (!q ||
-	    ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_QKEY))
-		return NULL;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(q, &a, IBV_QP_STATE))
-		return NULL;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	if (ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
-		return NULL;
+	if (q && vu_ud_rts(q, QKEY)) {
+		ibv_destroy_qp(q);
+		q = NULL;
+	}
 	return q;
 }
 

@@ -237,6 +237,23 @@ static inline int vu_connect(struct vu_dev *d, struct ibv_qp *qp,
 	return err;
 }
 
+/* vu_ud_rts() - a UD QP through INIT and RTR to RTS; 0 or an errno */
+static inline int vu_ud_rts(struct ibv_qp *qp, uint32_t qkey)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = VU_PORT,
+				 .qkey = qkey };
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY))
+		return errno;
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		return errno;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? errno : 0;
+}
+
 static inline long vu_ms_since(const struct timespec *t0)
 {
 	struct timespec t;
