@@ -9,6 +9,7 @@
 
 #include "cq.h"
 #include "device.h"
+#include "verbs.h"
 
 static int sroce_cq_ring_init(struct sroce_queue *q, int cqe,
 			      struct ib_udata *udata,
@@ -30,7 +31,8 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
-	if (udata && udata->outlen < sizeof(resp))
+	/* Older providers know only mi. */
+	if (udata && udata->outlen < offsetofend(typeof(resp), mi))
 		return -EINVAL;
 	if (atomic_inc_return(&sdev->num_cq) > SROCE_MAX_CQ) {
 		err = -ENOMEM;
@@ -42,14 +44,31 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		goto err_count;
 	ibcq->cqe = sroce_queue_entries(&cq->q);
+	kref_init(&cq->ref);
+	init_completion(&cq->free);
 
 	if (udata) {
-		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-		if (err)
+		cq->ibuc = &rdma_udata_to_drv_context(udata,
+						      struct sroce_ucontext,
+						      ibuc)->ibuc;
+		err = xa_alloc_cyclic(&sdev->cq_xa, &cq->cqn, cq,
+				      XA_LIMIT(1, SROCE_MAX_CQ), &sdev->cq_next,
+				      GFP_KERNEL);
+		if (err < 0)
 			goto err_queue;
+		resp.cqn = cq->cqn;
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err)
+			goto err_xa;
 	}
 	return 0;
 
+err_xa:
+	xa_erase(&sdev->cq_xa, cq->cqn);
+	synchronize_rcu();
+	sroce_cq_put(cq);
+	wait_for_completion(&cq->free);
 err_queue:
 	sroce_queue_destroy(&cq->q);
 err_count:
@@ -57,11 +76,50 @@ err_count:
 	return err;
 }
 
-/* The core destroys a CQ only when no QP or SRQ uses it any more. */
+static void sroce_cq_release(struct kref *ref)
+{
+	complete(&container_of(ref, struct sroce_cq, ref)->free);
+}
+
+/**
+ * sroce_cq_get() - find a user CQ by number
+ * @sdev: the device
+ * @cqn: its number (struct sroce_create_cq_resp)
+ *
+ * Any context. Return: the CQ with a reference, or NULL.
+ */
+struct sroce_cq *sroce_cq_get(struct sroce_dev *sdev, u32 cqn)
+{
+	struct sroce_cq *cq;
+
+	rcu_read_lock();
+	cq = xa_load(&sdev->cq_xa, cqn);
+	if (cq && !kref_get_unless_zero(&cq->ref))
+		cq = NULL;
+	rcu_read_unlock();
+	return cq;
+}
+
+void sroce_cq_put(struct sroce_cq *cq)
+{
+	kref_put(&cq->ref, sroce_cq_release);
+}
+
+/*
+ * The core destroys a CQ only when no QP or SRQ uses it any more; a
+ * doorbell file may still have found it by number: wait for it.
+ */
 int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 
+	if (cq->cqn) {
+		xa_erase(&to_sdev(ibcq->device)->cq_xa, cq->cqn);
+		/* The core frees the CQ on return: let lookups end. */
+		synchronize_rcu();
+	}
+	sroce_cq_put(cq);
+	wait_for_completion(&cq->free);
 	sroce_queue_destroy(&cq->q);
 	atomic_dec(&to_sdev(ibcq->device)->num_cq);
 	return 0;

@@ -5,6 +5,8 @@
 #ifndef SROCE_CQ_H
 #define SROCE_CQ_H
 
+#include <linux/completion.h>
+#include <linux/kref.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
@@ -19,6 +21,12 @@ struct sroce_cq {
 	struct sroce_queue q;
 	u8 notify;			/* armed: IB_CQ_SOLICITED/NEXT_COMP */
 	bool overflow;			/* IB_EVENT_CQ_ERR reported */
+
+	/* A user CQ is found by number in cq_xa, with a reference. */
+	u32 cqn;			/* 0: a kernel CQ, not numbered */
+	const struct ib_ucontext *ibuc;	/* only compared */
+	struct kref ref;
+	struct completion free;
 };
 
 static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
@@ -31,6 +39,10 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+struct sroce_dev;
+struct sroce_cq *sroce_cq_get(struct sroce_dev *sdev, u32 cqn);
+void sroce_cq_put(struct sroce_cq *cq);
 
 int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		  bool solicited);

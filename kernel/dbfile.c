@@ -19,6 +19,7 @@
 #define UVERBS_MODULE_NAME sroce_ib
 #include <rdma/uverbs_named_ioctl.h>
 
+#include "cq.h"
 #include "dbfile.h"
 #include "device.h"
 #include "doorbell.h"
@@ -30,6 +31,32 @@ struct sroce_dbfile {
 	const struct ib_ucontext *ibuc;	/* compared, never dereferenced */
 };
 
+/* Arm a CQ of the file's context: its REQ_NOTIFY_CQ. */
+static long sroce_dbfile_arm(struct sroce_dbfile *f, unsigned int cmd,
+			     unsigned long arg)
+{
+	struct sroce_cq *cq = NULL;
+	struct sroce_dev *sdev;
+
+	rcu_read_lock();
+	sdev = rcu_dereference(f->sdev);
+	if (sdev && arg && arg <= U32_MAX)
+		cq = sroce_cq_get(sdev, arg);
+	if (cq && cq->ibuc != f->ibuc) {
+		sroce_cq_put(cq);
+		cq = NULL;
+	}
+	rcu_read_unlock();
+	if (!sdev)
+		return -EIO;
+	if (!cq)
+		return -EINVAL;
+	sroce_req_notify_cq(&cq->ibcq, cmd == SROCE_DOORBELL_CQ_NEXT ?
+				       IB_CQ_NEXT_COMP : IB_CQ_SOLICITED);
+	sroce_cq_put(cq);
+	return 0;
+}
+
 static long sroce_dbfile_ring(struct ib_uobject *uobj, unsigned int cmd,
 			      unsigned long arg)
 {
@@ -37,6 +64,8 @@ static long sroce_dbfile_ring(struct ib_uobject *uobj, unsigned int cmd,
 	struct sroce_qp *qp = NULL;
 	struct sroce_dev *sdev;
 
+	if (cmd == SROCE_DOORBELL_CQ_NEXT || cmd == SROCE_DOORBELL_CQ_SOLICITED)
+		return sroce_dbfile_arm(f, cmd, arg);
 	if (cmd != SROCE_DOORBELL_SQ && cmd != SROCE_DOORBELL_RQ)
 		return -ENOTTY;
 	/*

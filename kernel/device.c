@@ -242,10 +242,12 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	/* The core destroyed every object before calling us. */
 	WARN_ON_ONCE(!xa_empty(&sdev->qp_xa) || !xa_empty(&sdev->mr_xa) ||
-		     !xa_empty(&sdev->ah_xa) || !list_empty(&sdev->mcgs));
+		     !xa_empty(&sdev->ah_xa) || !xa_empty(&sdev->cq_xa) ||
+		     !list_empty(&sdev->mcgs));
 	xa_destroy(&sdev->qp_xa);
 	xa_destroy(&sdev->mr_xa);
 	xa_destroy(&sdev->ah_xa);
+	xa_destroy(&sdev->cq_xa);
 	sroce_cc_dev_fini(sdev);
 	sroce_counters_fini(&sdev->counters);
 
@@ -352,6 +354,7 @@ static void sroce_dev_init(struct sroce_dev *sdev, struct net_device *ndev)
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->cq_xa, XA_FLAGS_ALLOC);
 	mutex_init(&sdev->mcast_lock);
 	INIT_LIST_HEAD(&sdev->mcgs);
 

@@ -40,6 +40,8 @@ struct sroce_dev {
 	atomic_t mr_gen;		/* low byte of the next key */
 	struct xarray ah_xa;		/* by AH number */
 	u32 ah_next;
+	struct xarray cq_xa;		/* user CQs, by number (dbfile.c) */
+	u32 cq_next;
 	atomic_t num_pd;
 	atomic_t num_cq;
 	atomic_t num_qp;

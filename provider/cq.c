@@ -3,10 +3,11 @@
  * Completion queues: the kernel produces CQEs into a ring we map, we
  * consume them in poll_cq under the CQ's lock, or one at a time through
  * the ibv_cq_ex polling API (start_poll/next_poll/end_poll, read_*).
- * Arming goes straight to ibv_cmd_req_notify_cq (in the ops table).
+ * Arming is an ioctl() on the doorbell file, or ibv_cmd_req_notify_cq.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 
 #include "sroce.h"
 
@@ -35,6 +36,7 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 		goto err_destroy;
 
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	cq->cqn = resp.drv.cqn;
 	return &cq->vcq.cq;
 
 err_destroy:
@@ -43,6 +45,26 @@ err_free:
 	free(cq);
 	errno = ret;
 	return NULL;
+}
+
+/*
+ * Arm the CQ. With the context's doorbell file (opened with its first QP)
+ * and a kernel that numbers CQs, one ioctl(); otherwise uverbs'
+ * REQ_NOTIFY_CQ command.
+ */
+int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	int fd = __atomic_load_n(&to_sctx(ibcq->context)->db_fd,
+				 __ATOMIC_RELAXED);
+	struct sroce_cq *cq = to_scq(ibcq);
+
+	if (fd < 0 || !cq->cqn)
+		return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+	if (ioctl(fd, solicited_only ? SROCE_DOORBELL_CQ_SOLICITED :
+				       SROCE_DOORBELL_CQ_NEXT,
+		  (unsigned long)cq->cqn))
+		return errno;
+	return 0;
 }
 
 /*
@@ -180,6 +202,7 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 		goto err_destroy;
 
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	cq->cqn = resp.drv.cqn;
 	cqx = &cq->vcq.cq_ex;
 	cqx->start_poll = sroce_start_poll;
 	cqx->next_poll = sroce_next_poll;

@@ -160,7 +160,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.query_qp = sroce_query_qp,
 	.query_srq = sroce_query_srq,
 	.reg_mr = sroce_reg_mr,
-	.req_notify_cq = ibv_cmd_req_notify_cq,
+	.req_notify_cq = sroce_req_notify_cq,
 	.rereg_mr = sroce_rereg_mr,
 	.resize_cq = sroce_resize_cq,
 };

@@ -42,6 +42,7 @@ struct sroce_cq {
 					 * start_poll to end_poll */
 	struct sroce_uring ring;	/* we consume */
 	struct sroce_cqe cur;		/* ibv_cq_ex: the CQE being read */
+	uint32_t cqn;			/* for the doorbell file; 0: none */
 };
 
 struct sroce_qp {
@@ -136,6 +137,7 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 				     struct ibv_cq_init_attr_ex *attr);
 int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 int sroce_resize_cq(struct ibv_cq *ibcq, int cqe);
 int sroce_destroy_cq(struct ibv_cq *ibcq);
 

@@ -178,6 +178,9 @@ struct sroce_cqe {
 
 struct sroce_create_cq_resp {
 	struct sroce_mmap_info mi;
+	__u32 cqn;		/* for SROCE_DOORBELL_CQ_*; 0: none (older
+				 * kernels, which write only mi) */
+	__u32 reserved;
 };
 
 struct sroce_resize_cq_resp {
@@ -208,11 +211,15 @@ struct sroce_create_ah_resp {
  *   ioctl(fd, SROCE_DOORBELL_RQ, qp_num)  flushes what is posted on its
  *                                         receive ring if the QP is in
  *                                         the error state
+ *   ioctl(fd, SROCE_DOORBELL_CQ_NEXT, cqn)       arms a CQ (cqn from the
+ *   ioctl(fd, SROCE_DOORBELL_CQ_SOLICITED, cqn)  create_cq response) for
+ *                                         its next completion, or next
+ *                                         solicited one
  *
- * for a QP of that context, and return 0, or -1 with errno EINVAL (no
- * such QP in this context), EIO (the device is gone) or ENOTTY. Both do
- * what the legacy POST_SEND and POST_RECV doorbells do, without going
- * through the verbs file's command path. Closing the verbs file (or the
+ * for a QP or CQ of that context, and return 0, or -1 with errno EINVAL
+ * (no such QP or CQ in this context), EIO (the device is gone) or ENOTTY.
+ * They do what the legacy POST_SEND, POST_RECV and REQ_NOTIFY_CQ commands
+ * do, without going through the verbs file's command path. Closing the verbs file (or the
  * device going away) leaves the doorbell file open but dead.
  */
 enum sroce_objects {
@@ -229,5 +236,7 @@ enum sroce_doorbell_alloc_attrs {
 
 #define SROCE_DOORBELL_SQ	_IO(RDMA_IOCTL_MAGIC, 0xc0)
 #define SROCE_DOORBELL_RQ	_IO(RDMA_IOCTL_MAGIC, 0xc1)
+#define SROCE_DOORBELL_CQ_NEXT	_IO(RDMA_IOCTL_MAGIC, 0xc2)
+#define SROCE_DOORBELL_CQ_SOLICITED	_IO(RDMA_IOCTL_MAGIC, 0xc3)
 
 #endif /* SROCE_ABI_USER_H */
