@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -184,7 +185,7 @@ TEST(refuses_others)
 			       a.qp->qp_num | (1UL << 32)));
 	EXPECT_EQ(EINVAL, ring(fd, SROCE_DOORBELL_SQ, ULONG_MAX));
 	/* Not a doorbell command */
-	EXPECT_EQ(ENOTTY, ring(fd, _IO(RDMA_IOCTL_MAGIC, 0xc2),
+	EXPECT_EQ(ENOTTY, ring(fd, _IO(RDMA_IOCTL_MAGIC, 0xcf),
 			       a.qp->qp_num));
 	EXPECT_EQ(ENOTTY, ring(fd, RDMA_VERBS_IOCTL, a.qp->qp_num));
 	/* Still its own */
@@ -213,6 +214,159 @@ TEST_F(rc, context_closed)
 	EXPECT_EQ(EIO, ring(self->fd, SROCE_DOORBELL_RQ, qpn));
 	EXPECT_EQ(0, close(self->fd));
 	self->fd = -1;
+}
+
+/* Ring CQ_NEXT on every possible CQ number: how many answer 0, other */
+static void scan_cqs(int fd, int *ok, int *other, unsigned long *last)
+{
+	unsigned long n;
+	int r;
+
+	*ok = *other = 0;
+	for (n = 1; n <= 0x10000; n++) {
+		r = ring(fd, SROCE_DOORBELL_CQ_NEXT, n);
+		if (!r) {
+			(*ok)++;
+			*last = n;
+		} else if (r != EINVAL) {
+			(*other)++;
+		}
+	}
+}
+
+/* CQs are armed by number, only the file's context's */
+TEST(cq_numbers)
+{
+	struct one a = {}, b = {};
+	unsigned long own = 0;
+	int fd, ok, other;
+
+	ASSERT_EQ(0, one_open(&a, IBV_QPT_RC));
+	ASSERT_EQ(0, one_open(&b, IBV_QPT_RC));
+	fd = db_alloc(a.dev.ctx);
+	ASSERT_LE(0, fd);
+	/* Two CQs on the device; one is ours. */
+	scan_cqs(fd, &ok, &other, &own);
+	EXPECT_EQ(1, ok);
+	EXPECT_EQ(0, other);
+	EXPECT_EQ(0, ring(fd, SROCE_DOORBELL_CQ_SOLICITED, own));
+	EXPECT_EQ(EINVAL, ring(fd, SROCE_DOORBELL_CQ_NEXT, 0));
+	EXPECT_EQ(EINVAL, ring(fd, SROCE_DOORBELL_CQ_NEXT, own | (1UL << 32)));
+	EXPECT_EQ(EINVAL, ring(fd, SROCE_DOORBELL_CQ_NEXT, ULONG_MAX));
+	/* Destroyed, it is no longer found. */
+	ASSERT_EQ(0, ibv_destroy_qp(a.qp));
+	a.qp = NULL;
+	ASSERT_EQ(0, ibv_destroy_cq(a.cq));
+	a.cq = NULL;
+	EXPECT_EQ(EINVAL, ring(fd, SROCE_DOORBELL_CQ_NEXT, own));
+	scan_cqs(fd, &ok, &other, &own);
+	EXPECT_EQ(0, ok);
+	EXPECT_EQ(0, other);
+	close(fd);
+	one_close(&b);
+	one_close(&a);
+}
+
+/*
+ * A UD QP sends to itself with its CQ armed through the provider (the
+ * doorbell file, or with @legacy the REQ_NOTIFY_CQ command): the event
+ * comes. 0, or the step that failed.
+ */
+static int cq_event(bool legacy)
+{
+	struct ibv_qp_cap cap = { .max_send_wr = 4, .max_recv_wr = 4,
+				  .max_send_sge = 1, .max_recv_sge = 1 };
+	struct ibv_comp_channel *ch = NULL;
+	struct ibv_wc wc[4];
+	struct ibv_sge sge;
+	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *rbad;
+	struct ibv_send_wr swr = { .sg_list = &sge, .num_sge = 1,
+				   .opcode = IBV_WR_SEND,
+				   .send_flags = IBV_SEND_SIGNALED }, *sbad;
+	struct ibv_ah *ah = NULL;
+	struct ibv_mr *mr = NULL;
+	struct ibv_cq *ecq;
+	struct pollfd pfd;
+	struct one o = {};
+	static char buf[256];
+	void *ectx;
+	int ret = 1, got = 0, n;
+
+	if (legacy)
+		setenv("SROCE_LEGACY_DOORBELL", "1", 1);
+	if (vu_open(&o.dev, dev_name) || o.dev.gid_index[0] < 0)
+		goto out;
+	ret = 2;
+	ch = ibv_create_comp_channel(o.dev.ctx);
+	if (!ch)
+		goto out;
+	o.cq = ibv_create_cq(o.dev.ctx, 16, NULL, ch, 0);
+	if (!o.cq)
+		goto out;
+	o.qp = vu_create_qp(&o.dev, IBV_QPT_UD, o.cq, o.cq, &cap);
+	ret = 3;
+	if (!o.qp || vu_ud_rts(o.qp, 0x11111111))
+		goto out;
+	if (count_dbfiles() != !legacy)
+		goto out;
+	ret = 4;
+	mr = ibv_reg_mr(o.dev.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	if (!mr)
+		goto out;
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = VU_PORT,
+		.grh = { .dgid = o.dev.gid[0],
+			 .sgid_index = o.dev.gid_index[0], .hop_limit = 1 } };
+
+	ah = ibv_create_ah(o.dev.pd, &aa);
+	if (!ah)
+		goto out;
+	sge = (struct ibv_sge){ (uintptr_t)buf, sizeof(buf), mr->lkey };
+	ret = 5;
+	if (ibv_post_recv(o.qp, &rwr, &rbad) || ibv_req_notify_cq(o.cq, 0))
+		goto out;
+	sge.length = 64;
+	swr.wr.ud.ah = ah;
+	swr.wr.ud.remote_qpn = o.qp->qp_num;
+	swr.wr.ud.remote_qkey = 0x11111111;
+	if (ibv_post_send(o.qp, &swr, &sbad))
+		goto out;
+	ret = 6;
+	pfd = (struct pollfd){ .fd = ch->fd, .events = POLLIN };
+	if (poll(&pfd, 1, 10000) != 1 || ibv_get_cq_event(ch, &ecq, &ectx) ||
+	    ecq != o.cq)
+		goto out;
+	ibv_ack_cq_events(o.cq, 1);
+	ret = 7;
+	for (n = 0; n < 100 && got < 2; n++) {
+		int r = ibv_poll_cq(o.cq, 4, wc + got);
+
+		if (r < 0)
+			goto out;
+		got += r;
+		usleep(10000);
+	}
+	if (got == 2 && !wc[0].status && !wc[1].status)
+		ret = 0;
+out:
+	unsetenv("SROCE_LEGACY_DOORBELL");
+	if (ah)
+		ibv_destroy_ah(ah);
+	if (mr)
+		ibv_dereg_mr(mr);
+	one_close(&o);
+	if (ch)
+		ibv_destroy_comp_channel(ch);
+	return ret;
+}
+
+TEST(cq_event_doorbell_file)
+{
+	EXPECT_EQ(0, cq_event(false));
+}
+
+TEST(cq_event_legacy)
+{
+	EXPECT_EQ(0, cq_event(true));
 }
 
 struct hammer {
