@@ -219,8 +219,11 @@ struct sroce_create_ah_resp {
  * for a QP or CQ of that context, and return 0, or -1 with errno EINVAL
  * (no such QP or CQ in this context), EIO (the device is gone) or ENOTTY.
  * They do what the legacy POST_SEND, POST_RECV and REQ_NOTIFY_CQ commands
- * do, without going through the verbs file's command path. Closing the verbs file (or the
- * device going away) leaves the doorbell file open but dead.
+ * do, without going through the verbs file's command path. Closing the
+ * verbs file (or the device going away) leaves the doorbell file open but
+ * dead. None of this changes SROCE_UVERBS_ABI_VERSION: an older provider
+ * ignores it, and a newer one falls back to the legacy commands when the
+ * method is missing or cqn is 0.
  */
 enum sroce_objects {
 	SROCE_OBJECT_DOORBELL = (1U << UVERBS_ID_NS_SHIFT),
