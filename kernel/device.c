@@ -476,7 +476,7 @@ static void sroce_client_remove(struct ib_device *ibdev, void *client_data)
 		qp = sroce_qp_get(sdev, qpn);
 		if (!qp)
 			continue;
-		if (qp->user)
+		if (sroce_qp_is_user(qp))
 			sroce_qp_error(qp);
 		sroce_qp_put(qp);
 		cond_resched();

@@ -145,7 +145,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
-	if (!qp->user)
+	if (!sroce_qp_is_user(qp))
 		return sroce_kverbs_post_send(qp, wr, bad_wr);
 	if (wr)
 		return -EOPNOTSUPP;
@@ -166,7 +166,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
-	if (!qp->user)
+	if (!sroce_qp_is_user(qp))
 		return sroce_kverbs_post_recv(qp, wr, bad_wr);
 	if (wr)
 		return -EOPNOTSUPP;

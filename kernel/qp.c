@@ -129,7 +129,6 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->resp_lock);
 	spin_lock_init(&qp->rq_lock);
 	qp->state = IB_QPS_RESET;
-	qp->user = !!udata;
 	if (udata)
 		qp->ibuc = &rdma_udata_to_drv_context(udata,
 						      struct sroce_ucontext,

@@ -34,8 +34,8 @@ struct sroce_qp {
 	spinlock_t rq_lock;		/* the receive ring */
 
 	enum ib_qp_state state;
-	bool user;
-	const struct ib_ucontext *ibuc;	/* a user QP's; only compared */
+	/* A user QP's context (NULL: a kernel QP); only compared. */
+	const struct ib_ucontext *ibuc;
 	bool sq_sig_all;
 	struct sroce_queue sq;
 	struct sroce_queue rq;		/* unused with an SRQ */
@@ -85,6 +85,12 @@ struct sroce_qp {
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
+/* A user QP: posts through its rings, which the provider shares. */
+static inline bool sroce_qp_is_user(const struct sroce_qp *qp)
+{
+	return qp->ibuc;
 }
 
 /* RC and UC QPs have the connected engines' state (req, resp). */

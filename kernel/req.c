@@ -463,7 +463,7 @@ static void sroce_req_take(struct sroce_qp *qp, struct sroce_sq_wqe *e)
 static bool sroce_req_zerocopy(struct sroce_qp *qp,
 			       const struct sroce_send_wqe *w, u32 paylen)
 {
-	return qp->user && qp->ibqp.qp_type == IB_QPT_RC &&
+	return sroce_qp_is_user(qp) && qp->ibqp.qp_type == IB_QPT_RC &&
 	       !(w->send_flags & SROCE_SEND_INLINE) &&
 	       paylen >= SROCE_ZEROCOPY_MIN &&
 	       w->num_sge <= (MAX_SKB_FRAGS - 1) / 2;

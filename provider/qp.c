@@ -252,26 +252,15 @@ void sroce_open_doorbell(struct sroce_context *ctx)
 }
 
 /*
- * The doorbells. The kernel takes the send WQEs from the ring (up to the
- * prod we published) in this call; a receive doorbell only makes a QP in
- * the error state flush. With a doorbell file, one ioctl() naming the QP;
- * without, a legacy POST_SEND (or POST_RECV) with no WRs: both commands
- * have the same layout, and with no WRs only the header matters.
+ * Without a doorbell file: a legacy POST_SEND (or POST_RECV) with no WRs.
+ * Both commands have the same layout, and with no WRs only the header
+ * matters.
  */
-int sroce_doorbell(struct ibv_qp *ibqp, bool recv)
+static int sroce_legacy_doorbell(struct ibv_qp *ibqp, bool recv)
 {
-	int fd = __atomic_load_n(&to_sctx(ibqp->context)->db_fd,
-				 __ATOMIC_RELAXED);
 	struct ib_uverbs_post_send_resp resp;
 	struct ibv_post_send cmd = {};
 	ssize_t n;
-
-	if (fd >= 0) {
-		if (ioctl(fd, recv ? SROCE_DOORBELL_RQ : SROCE_DOORBELL_SQ,
-			  (unsigned long)ibqp->qp_num))
-			return errno;
-		return 0;
-	}
 
 	static_assert(sizeof(struct ibv_post_send) ==
 		      sizeof(struct ibv_post_recv), "doorbell layouts");
@@ -291,6 +280,24 @@ int sroce_doorbell(struct ibv_qp *ibqp, bool recv)
 	if (n == sizeof(cmd))
 		return 0;
 	return n < 0 ? errno : EIO;
+}
+
+/*
+ * The doorbells. The kernel takes the send WQEs from the ring (up to the
+ * prod we published) in this call; a receive doorbell only makes a QP in
+ * the error state flush. With a doorbell file, one ioctl() naming the QP.
+ */
+int sroce_doorbell(struct ibv_qp *ibqp, bool recv)
+{
+	int fd = __atomic_load_n(&to_sctx(ibqp->context)->db_fd,
+				 __ATOMIC_RELAXED);
+
+	if (fd < 0)
+		return sroce_legacy_doorbell(ibqp, recv);
+	if (ioctl(fd, recv ? SROCE_DOORBELL_RQ : SROCE_DOORBELL_SQ,
+		  (unsigned long)ibqp->qp_num))
+		return errno;
+	return 0;
 }
 
 /*
