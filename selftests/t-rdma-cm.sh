@@ -164,8 +164,9 @@ rdma_client_ok() {
 
 perftest_ok() {
 	local out
-	out=$(rc_pair 2 ib_send_bw -R -d sroce_h2 -n 100 -- \
-		1 ib_send_bw -R -d sroce_h1 -n 100 "$(host_ip 2)") ||
+	# -F: perftest's CPU frequency check fails at random under emulation
+	out=$(rc_pair 2 ib_send_bw -R -F -d sroce_h2 -n 100 -- \
+		1 ib_send_bw -R -F -d sroce_h1 -n 100 "$(host_ip 2)") ||
 		{ echo "$out"; return 1; }
 	echo "$out"
 	grep -qE '^ *65536 +100 ' <<<"$out"
