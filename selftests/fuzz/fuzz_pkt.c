@@ -18,7 +18,7 @@
  * opcode carries); what it reports (lengths add up, flags and header
  * length from the table, pad and tver in range); each extension header
  * inside the headers, in order and without overlap, and decode/encode
- * round trips byte for byte; the slice-by-8 ICRC, linear and scattered,
+ * round trips byte for byte; the slice-by-16 ICRC, linear and scattered,
  * against a bitwise CRC-32 of the masked pseudo-header built here; and a
  * fixed-up ICRC verifies. The opcode table's accessors (header offsets,
  * sequence rules, QP types), fed any bytes, answer consistently with it.

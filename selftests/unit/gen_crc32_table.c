@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Prints kernel/core/crc32_table.h, the slice-by-8 tables of the reflected
+ * Prints kernel/core/crc32_table.h, the slice-by-16 tables of the reflected
  * CRC-32 (polynomial 0xedb88320) used by kernel/core/icrc.c.
  *
  *   make -C selftests/unit crc32-table
@@ -11,10 +11,11 @@
 #include <stdio.h>
 
 #define POLY 0xedb88320u
+#define SLICES 16
 
 int main(void)
 {
-	static unsigned int t[8][256];
+	static unsigned int t[SLICES][256];
 	int k, i;
 
 	for (i = 0; i < 256; i++) {
@@ -25,14 +26,14 @@ int main(void)
 			c = (c >> 1) ^ ((c & 1) ? POLY : 0);
 		t[0][i] = c;
 	}
-	for (k = 1; k < 8; k++)
+	for (k = 1; k < SLICES; k++)
 		for (i = 0; i < 256; i++)
 			t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xff];
 
 	/* split so that checkpatch does not take it for this file's tag */
 	printf("/* SPDX-%s */\n", "License-Identifier: GPL-2.0 OR BSD-2-Clause");
 	printf("/*\n");
-	printf(" * Slice-by-8 tables of the reflected CRC-32, polynomial\n");
+	printf(" * Slice-by-16 tables of the reflected CRC-32, polynomial\n");
 	printf(" * 0xedb88320 (IEEE 802.3, as the kernel's crc32_le()).\n");
 	printf(" * sroce_crc32_table[k][b] is the CRC register after\n");
 	printf(" * feeding byte b, then k zero bytes, into a zero\n");
@@ -45,8 +46,8 @@ int main(void)
 	printf("#ifndef SROCE_CORE_CRC32_TABLE_H\n");
 	printf("#define SROCE_CORE_CRC32_TABLE_H\n\n");
 	printf("#include \"core_types.h\"\n\n");
-	printf("static const u32 sroce_crc32_table[8][256] = {\n");
-	for (k = 0; k < 8; k++) {
+	printf("static const u32 sroce_crc32_table[%d][256] = {\n", SLICES);
+	for (k = 0; k < SLICES; k++) {
 		printf("\t{ /* followed by %d zero byte%s */\n", k,
 		       k == 1 ? "" : "s");
 		for (i = 0; i < 256; i++) {

@@ -3,7 +3,7 @@
  * The RoCEv2 ICRC (kernel/core/icrc.[ch]):
  *  - known answers: the IBTA sample packet, a CNP captured from a
  *    ConnectX-4 Lx, and scapy's RoCE example packet;
- *  - every entry of the slice-by-8 tables against a bit-at-a-time CRC;
+ *  - every entry of the slice-by-16 tables against a bit-at-a-time CRC;
  *  - a differential test against a deliberately naive reference (a
  *    bit-at-a-time CRC over an explicitly masked copy of the packet) over
  *    IPv4 and IPv6 packets built with the header encoders, linear and
@@ -290,9 +290,9 @@ static void test_table_entries(void)
 {
 	int k, v;
 
-	for (k = 0; k < 8; k++) {
+	for (k = 0; k < 16; k++) {
 		for (v = 0; v < 256; v++) {
-			u8 in[8] = { (u8)v };
+			u8 in[16] = { (u8)v };
 
 			CHECKF(sroce_crc32_table[k][v] ==
 			       ref_crc_bits(0, in, k + 1),
@@ -301,19 +301,19 @@ static void test_table_entries(void)
 	}
 }
 
-/* Each byte value in each of the 8 lanes of the slice-by-8 loop */
+/* Each byte value in each of the 16 lanes of the slice-by-16 loop */
 static void test_every_lane(void)
 {
-	u8 buf[16];
+	u8 buf[32];
 	int j, v;
 
-	for (j = 0; j < 8; j++) {
+	for (j = 0; j < 16; j++) {
 		for (v = 0; v < 256; v++) {
 			ktap_rand_bytes(buf, sizeof(buf));
 			buf[j] = v;
-			buf[8 + j] = v ^ 0x5a;
-			if (!CHECKF(sroce_icrc_update(0x12345678, buf, 16) ==
-				    ref_crc_bits(0x12345678, buf, 16),
+			buf[16 + j] = v ^ 0x5a;
+			if (!CHECKF(sroce_icrc_update(0x12345678, buf, 32) ==
+				    ref_crc_bits(0x12345678, buf, 32),
 				    "lane %d value 0x%02x", j, v))
 				return;
 		}
@@ -326,7 +326,7 @@ static void test_update_alignment(void)
 	size_t off, len;
 
 	ktap_rand_bytes(buf, sizeof(buf));
-	for (off = 0; off < 8; off++) {
+	for (off = 0; off < 16; off++) {
 		for (len = 0; len <= 80; len++) {
 			u32 seed = ktap_rand();
 
