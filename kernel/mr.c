@@ -15,6 +15,7 @@
 
 #include "device.h"
 #include "mr.h"
+#include "recv.h"
 
 #define SROCE_MR_INDEX_MAX	((1u << 24) - 1)
 
@@ -298,30 +299,32 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
  * @skb: the source
  * @off: offset in @skb, from skb->data
  * @len: bytes
+ * @crc: NULL, or a CRC register to feed the bytes into as they are copied
+ *	 (sroce_skb_copy())
  *
  * Any context. Return: 0, or -EFAULT when @skb is shorter than that.
  */
-int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
-		      const struct sk_buff *skb, unsigned int off, u32 len)
+int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
+		      unsigned int off, u32 len, u32 *crc)
 {
 	u64 pos = iova - mr->ibmr.iova + mr->offset;
 	int err = 0;
 
 	if (!mr->umem)			/* DMA MR: a kernel virtual address */
-		return skb_copy_bits(skb, off, (void *)(uintptr_t)iova, len) ?
-		       -EFAULT : 0;
+		return sroce_skb_copy(skb, off, (void *)(uintptr_t)iova, len,
+				      crc);
 	while (len && !err) {
 		unsigned int in_page = offset_in_page(pos);
 		unsigned int n = min_t(u32, len, PAGE_SIZE - in_page);
 		u8 *va = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
 
-		err = skb_copy_bits(skb, off, va + in_page, n);
+		err = sroce_skb_copy(skb, off, va + in_page, n, crc);
 		kunmap_local(va);
 		off += n;
 		pos += n;
 		len -= n;
 	}
-	return err ? -EFAULT : 0;
+	return err;
 }
 
 /**
@@ -374,7 +377,7 @@ int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
  * add its pages to @to.
  */
 static int sroce_sgl_walk(const struct sroce_sgl *l, u64 off, u32 len,
-			  u8 *buf, const struct sk_buff *skb,
+			  u8 *buf, struct sk_buff *skb,
 			  unsigned int skb_off, struct sk_buff *to,
 			  enum sroce_copy_dir dir)
 {
@@ -400,7 +403,7 @@ static int sroce_sgl_walk(const struct sroce_sgl *l, u64 off, u32 len,
 			err = sroce_mr_attach(mr, g->addr + off, to, n);
 		else if (!err && skb)
 			err = sroce_mr_copy_skb(mr, g->addr + off, skb, skb_off,
-						n);
+						n, NULL);
 		else if (!err)
 			sroce_mr_copy(mr, g->addr + off, buf, n, dir);
 		sroce_mr_put(mr);
@@ -444,7 +447,7 @@ int sroce_sgl_copy(const struct sroce_sgl *l, u64 off, void *buf, u32 len,
  * Any context. Return: as sroce_sgl_copy().
  */
 int sroce_sgl_copy_skb(const struct sroce_sgl *l, u64 off,
-		       const struct sk_buff *skb, unsigned int skb_off,
+		       struct sk_buff *skb, unsigned int skb_off,
 		       u32 len)
 {
 	return sroce_sgl_walk(l, off, len, NULL, skb, skb_off, NULL,

@@ -54,8 +54,8 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
 		   u64 len, int access);
 void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		   enum sroce_copy_dir dir);
-int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
-		      const struct sk_buff *skb, unsigned int off, u32 len);
+int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
+		      unsigned int off, u32 len, u32 *crc);
 int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
 		    u64 cmp_add, u64 swap, u64 *orig);
 
@@ -73,7 +73,7 @@ int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 int sroce_sgl_copy(const struct sroce_sgl *l, u64 off, void *buf, u32 len,
 		   enum sroce_copy_dir dir);
 int sroce_sgl_copy_skb(const struct sroce_sgl *l, u64 off,
-		       const struct sk_buff *skb, unsigned int skb_off,
+		       struct sk_buff *skb, unsigned int skb_off,
 		       u32 len);
 int sroce_sgl_attach(const struct sroce_sgl *l, u64 off, struct sk_buff *skb,
 		     u32 len);

@@ -29,13 +29,14 @@
 #include "mr.h"
 #include "qp.h"
 #include "rcresp.h"
+#include "recv.h"
 #include "resp.h"
 #include "xmit.h"
 
 /* How a request ended */
 enum sroce_rr {
 	SROCE_RR_OK,			/* executed */
-	SROCE_RR_DROP,			/* dropped, no answer */
+	SROCE_RR_DROP,			/* corrupt (late ICRC), dropped */
 	SROCE_RR_RNR,			/* no receive WQE: RNR NAK */
 	SROCE_RR_INVALID,		/* NAK invalid request, error */
 	SROCE_RR_ACCESS,		/* NAK remote access error, error */
@@ -405,6 +406,20 @@ static enum sroce_rr sroce_rcresp_send(struct sroce_qp *qp,
 	return SROCE_RR_OK;
 }
 
+/*
+ * A request whose ICRC is still due (recv.c) ends other than by its copy:
+ * check it first, so that only an intact packet gets an answer.
+ */
+static enum sroce_rr sroce_rcresp_fail(struct sroce_qp *qp,
+				       struct sk_buff *skb,
+				       const struct sroce_pkt *pkt,
+				       enum sroce_rr rr)
+{
+	if (!sroce_rcv_crc_late(to_sdev(qp->ibqp.device), skb, pkt))
+		return SROCE_RR_DROP;
+	return rr;
+}
+
 static enum sroce_rr sroce_rcresp_write(struct sroce_qp *qp,
 					struct sk_buff *skb,
 					const struct sroce_pkt *pkt,
@@ -428,18 +443,26 @@ static enum sroce_rr sroce_rcresp_write(struct sroce_qp *qp,
 	if ((pkt->flags & SROCE_OPF_IMMDT) && !sroce_rcresp_wqe(qp))
 		return SROCE_RR_RNR;
 	if (pkt->paylen) {
+		unsigned int off = sizeof(struct udphdr) + pkt->hdr_len;
+		u32 crc = pkt->crc;
+
 		mr = sroce_mr_get(to_sdev(qp->ibqp.device), rs->write_rkey);
 		if (!mr)
-			return SROCE_RR_ACCESS;
+			return sroce_rcresp_fail(qp, skb, pkt, SROCE_RR_ACCESS);
 		err = sroce_mr_check(mr, qp->ibqp.pd, rs->write_va,
 				     pkt->paylen, IB_ACCESS_REMOTE_WRITE);
 		if (!err)
-			err = sroce_mr_copy_skb(mr, rs->write_va, skb,
-						sizeof(struct udphdr) +
-						pkt->hdr_len, pkt->paylen);
+			err = sroce_mr_copy_skb(mr, rs->write_va, skb, off,
+						pkt->paylen,
+						pkt->crc_due ? &crc : NULL);
 		sroce_mr_put(mr);
 		if (err)
-			return SROCE_RR_ACCESS;
+			return sroce_rcresp_fail(qp, skb, pkt, SROCE_RR_ACCESS);
+		/* Copied as its ICRC was computed: now check it (recv.c). */
+		if (pkt->crc_due &&
+		    !sroce_rcv_crc_end(to_sdev(qp->ibqp.device), skb,
+				       off + pkt->paylen, crc))
+			return SROCE_RR_DROP;
 		rs->write_va += pkt->paylen;
 	}
 	if (pkt->flags & SROCE_OPF_IMMDT)
@@ -575,7 +598,7 @@ static enum sroce_rr sroce_rcresp_exec(struct sroce_qp *qp,
 	u32 need = sroce_rc_access(pkt->bth.opcode);
 
 	if (need & ~qp->access)
-		return SROCE_RR_ACCESS;
+		return sroce_rcresp_fail(qp, skb, pkt, SROCE_RR_ACCESS);
 	if (pkt->flags & SROCE_OPF_SEND)
 		return sroce_rcresp_send(qp, skb, pkt, h);
 	if (pkt->flags & SROCE_OPF_WRITE)
@@ -682,6 +705,8 @@ static bool sroce_rcresp_take(struct sroce_dev *sdev, struct sroce_qp *qp,
 		return false;
 	v = sroce_rc_resp_check(&rs->msg, pkt, h.reth.len, qp->mtu,
 				rc ? SROCE_QPT_RC : SROCE_QPT_UC);
+	if (v != SROCE_RC_REQ_OK && !sroce_rcv_crc_late(sdev, skb, pkt))
+		return false;
 	if (v == SROCE_RC_REQ_DROP) {
 		sroce_count(&sdev->counters, SROCE_CNT_RX_UNHANDLED);
 		return false;
@@ -691,6 +716,8 @@ static bool sroce_rcresp_take(struct sroce_dev *sdev, struct sroce_qp *qp,
 	switch (rr) {
 	case SROCE_RR_OK:
 		sroce_rcresp_accepted(qp, pkt, &h, orig);
+		return false;
+	case SROCE_RR_DROP:
 		return false;
 	case SROCE_RR_RNR:
 		sroce_count(&sdev->counters, SROCE_CNT_RX_NO_WQE);
@@ -739,16 +766,33 @@ void sroce_rcresp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 		      struct sk_buff *skb, const struct sroce_pkt *pkt)
 {
 	struct sroce_resp *rs = &qp->resp;
+	struct sroce_pkt checked;
 	int event;
 	bool err;
 
 	if (!sroce_rcresp_state_ok(qp)) {
-		sroce_count(&sdev->counters, SROCE_CNT_RX_QP_STATE);
+		if (sroce_rcv_crc_late(sdev, skb, pkt))
+			sroce_count(&sdev->counters, SROCE_CNT_RX_QP_STATE);
 		return;
 	}
 	if (READ_ONCE(qp->streak))
 		WRITE_ONCE(qp->streak, 0);	/* its peer talks: no stream */
 	spin_lock(&qp->resp_lock);
+	/*
+	 * The ICRC may wait for the copy only for the very packet the
+	 * responder expects next, taken now: the PSN check then changes
+	 * nothing, and the copy goes to the cursor (recv.c).
+	 */
+	if (pkt->crc_due && (rs->busy || rs->nak_sent ||
+			     pkt->bth.psn != rs->epsn)) {
+		if (!sroce_rcv_crc_late(sdev, skb, pkt)) {
+			spin_unlock(&qp->resp_lock);
+			return;
+		}
+		checked = *pkt;
+		checked.crc_due = false;
+		pkt = &checked;
+	}
 	/*
 	 * Behind a READ being answered, requests wait in line; but a READ
 	 * asked for again (the requester timed out or lost a response) is

@@ -3,7 +3,9 @@
  * recv.c: checks every received RoCEv2 packet, in the softirq that
  * received it: the IP header sroce can compute an ICRC over, the packet's
  * structure (core/pkt.c) and its ICRC (core/icrc.c; not for a packet the
- * device looped back in memory, loop.c). Each refusal is counted. A
+ * device looped back in memory, loop.c; for an RDMA WRITE's middle and
+ * last packets, as their payload is copied: below). Each refusal is
+ * counted. A
  * packet that passes every check is counted as received and goes to the
  * engine for its opcode: UD sends to resp.c (or mcast.c),
  * RC and UC requests to rcresp.c, RC responses to comp.c, CNPs to cc.c.
@@ -91,10 +93,13 @@ static void sroce_rcv_connected(struct sroce_dev *sdev, struct sk_buff *skb,
 	enum ib_qp_type want;
 
 	want = transport == SROCE_OPCODE_RC ? IB_QPT_RC : IB_QPT_UC;
+	/* A refused packet is counted as refused only if intact. */
 	if (!qp || qp->ibqp.qp_type != want) {
-		sroce_count(&sdev->counters, SROCE_CNT_RX_NO_QP);
+		if (sroce_rcv_crc_late(sdev, skb, pkt))
+			sroce_count(&sdev->counters, SROCE_CNT_RX_NO_QP);
 	} else if (!sroce_rcv_addr_ok(skb, qp)) {
-		sroce_count(&sdev->counters, SROCE_CNT_RX_BAD_ADDR);
+		if (sroce_rcv_crc_late(sdev, skb, pkt))
+			sroce_count(&sdev->counters, SROCE_CNT_RX_BAD_ADDR);
 	} else {
 		if (sroce_cc_skb_ce(skb))
 			sroce_cc_rcv_ce(sdev, qp);
@@ -124,6 +129,120 @@ static void sroce_rcv_cnp(struct sroce_dev *sdev, struct sk_buff *skb,
 }
 
 /*
+ * The rest of a packet's ICRC: bytes from @off (from the UDP header) up to
+ * the ICRC field, fed into @crc, against the ICRC the packet carries.
+ */
+static bool sroce_rcv_icrc_rest(struct sk_buff *skb, unsigned int off,
+				u32 crc)
+{
+	__le32 wire;
+
+	crc = sroce_skb_crc(skb, off, skb->len - off - SROCE_ICRC_BYTES, crc);
+	return !skb_copy_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire,
+			      sizeof(wire)) &&
+	       sroce_icrc_final(crc) == le32_to_cpu(wire);
+}
+
+/*
+ * May the ICRC check wait for the payload's copy? An RDMA WRITE's middle
+ * or last packet (no RETH, no immediate data) is written where its
+ * message's first packet, checked, pointed: at the responder's cursor,
+ * inside the range the message rewrites whole before it completes, and
+ * never past it (core/rc.c checks each packet's length against what is
+ * left). A corrupted packet that gets that far writes bytes that are
+ * undefined until the WRITE completes anyway, and is dropped before it
+ * changes anything else (rcresp.c). So the responder checks the ICRC as
+ * it copies: one pass over the payload instead of two. Every other packet
+ * is checked before anything looks at it.
+ */
+static bool sroce_rcv_crc_may_wait(const struct sroce_pkt *pkt)
+{
+	return (pkt->flags & (SROCE_OPF_WRITE | SROCE_OPF_FIRST |
+			      SROCE_OPF_IMMDT)) == SROCE_OPF_WRITE &&
+	       pkt->hdr_len == SROCE_BTH_BYTES && pkt->paylen;
+}
+
+static bool sroce_rcv_crc_verdict(struct sroce_dev *sdev, bool ok)
+{
+	sroce_count(&sdev->counters, ok ? SROCE_CNT_RX_PACKETS :
+				      SROCE_CNT_RX_ICRC_ERR);
+	return ok;
+}
+
+/**
+ * sroce_rcv_crc_late() - check an ICRC that was left to the engine
+ * @sdev: the device
+ * @skb: the packet, as the engine got it
+ * @pkt: what was parsed; nothing to do unless pkt->crc_due
+ *
+ * For an engine that does not copy the payload after all (the packet is
+ * not the next in line, or is refused): checks the whole ICRC before the
+ * packet is acted on, and counts the packet received, or corrupt.
+ * Return: false to drop the packet.
+ */
+bool sroce_rcv_crc_late(struct sroce_dev *sdev, struct sk_buff *skb,
+			const struct sroce_pkt *pkt)
+{
+	if (!pkt->crc_due)
+		return true;
+	return sroce_rcv_crc_verdict(sdev, sroce_rcv_icrc_rest(skb,
+			sizeof(struct udphdr) + SROCE_BTH_BYTES, pkt->crc));
+}
+
+/**
+ * sroce_rcv_crc_end() - finish an ICRC check after the payload's copy
+ * @sdev: the device
+ * @skb: the packet
+ * @off: the first byte not fed into @crc yet (from the UDP header)
+ * @crc: pkt->crc fed with every byte from the BTH's end to @off
+ *
+ * Counts the packet received, or corrupt. Return: false to drop it.
+ */
+bool sroce_rcv_crc_end(struct sroce_dev *sdev, struct sk_buff *skb,
+		       unsigned int off, u32 crc)
+{
+	return sroce_rcv_crc_verdict(sdev, sroce_rcv_icrc_rest(skb, off, crc));
+}
+
+/**
+ * sroce_skb_copy() - copy bytes of an skb, feeding a CRC on the way
+ * @skb: the source
+ * @off: first byte, from skb->data
+ * @to: the destination
+ * @len: bytes
+ * @crc: NULL for a plain copy, else a CRC register fed with the bytes
+ *
+ * Return: 0, or -EFAULT when @skb is shorter than that.
+ */
+int sroce_skb_copy(struct sk_buff *skb, unsigned int off, void *to,
+		   unsigned int len, u32 *crc)
+{
+	struct skb_seq_state st;
+	unsigned int n, done = 0;
+	const u8 *data;
+	u32 c;
+
+	if (!crc)
+		return skb_copy_bits(skb, off, to, len) ? -EFAULT : 0;
+	if (off > skb->len || len > skb->len - off)
+		return -EFAULT;
+	c = *crc;
+	if (off + len <= skb_headlen(skb)) {
+		*crc = sroce_icrc_copy(c, to, skb->data + off, len);
+		return 0;
+	}
+	skb_prepare_seq_read(skb, off, off + len, &st);
+	while ((n = skb_seq_read(done, &data, &st)) != 0) {
+		/* A block may run past the upper bound we asked for. */
+		n = min(n, len - done);
+		c = sroce_icrc_copy(c, (u8 *)to + done, data, n);
+		done += n;
+	}
+	*crc = c;
+	return done == len ? 0 : -EFAULT;
+}
+
+/*
  * Take one RoCEv2 datagram; check its ICRC unless it was looped back in
  * memory (@icrc false), where none was computed. @more: a request to the
  * same QP is received next (struct sroce_pkt).
@@ -137,7 +256,6 @@ static void sroce_rcv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 	enum sroce_pkt_err err;
 	struct sroce_pkt pkt;
 	unsigned int len;
-	__le32 wire;
 	u32 crc;
 
 	if (skb->len < udp + SROCE_BTH_BYTES + SROCE_ICRC_BYTES ||
@@ -164,17 +282,18 @@ static void sroce_rcv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 
 	if (icrc) {
 		crc = sroce_icrc_begin(skb_network_header(skb), ipv6);
-		crc = sroce_skb_crc(skb, udp + SROCE_BTH_BYTES,
-				    len - SROCE_BTH_BYTES - SROCE_ICRC_BYTES,
-				    crc);
-		if (skb_copy_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire,
-				  sizeof(wire)) ||
-		    sroce_icrc_final(crc) != le32_to_cpu(wire)) {
+		/* A CE mark makes a CNP, for an intact packet only. */
+		if (sroce_rcv_crc_may_wait(&pkt) && !sroce_cc_skb_ce(skb)) {
+			pkt.crc_due = true;
+			pkt.crc = crc;
+		} else if (!sroce_rcv_icrc_rest(skb, udp + SROCE_BTH_BYTES,
+						crc)) {
 			sroce_count(c, SROCE_CNT_RX_ICRC_ERR);
 			goto drop;
 		}
 	}
-	sroce_count(c, SROCE_CNT_RX_PACKETS);
+	if (!pkt.crc_due)
+		sroce_count(c, SROCE_CNT_RX_PACKETS);
 	if (sroce_cc_skb_ce(skb))
 		sroce_count(c, SROCE_CNT_NP_ECN_MARKED);
 	switch (pkt.bth.opcode) {

@@ -53,12 +53,13 @@ UD_QKEY = 0x11111111
 
 # BTH opcodes (IBTA 9.2): RC, and UD SEND ONLY
 SEND_ONLY, SEND_LAST = 0x04, 0x02
-WRITE_FIRST, WRITE_MIDDLE, WRITE_ONLY = 0x06, 0x07, 0x0a
+WRITE_FIRST, WRITE_MIDDLE, WRITE_LAST, WRITE_ONLY = 0x06, 0x07, 0x08, 0x0a
 READ_REQ, READ_RESP_ONLY, ACK = 0x0c, 0x10, 0x11
 CMP_SWAP, FETCH_ADD = 0x13, 0x14
 UD_SEND_ONLY = 0x64
 # AETH syndromes
 NAK_SEQ, NAK_INVALID, NAK_ACCESS = 0x60, 0x61, 0x62
+BAD_ICRC = b'\xde\xad\xbe\xef'
 
 CLONE_NEWNET = 0x40000000
 PACKET_OUTGOING = 4
@@ -467,6 +468,71 @@ def _():
         c0['rc_duplicate_requests'] + 1
     untouched()
     assert state(qp) == e.IBV_QPS_RTR
+
+
+def write_opened(at, length, first):
+    """A WRITE FIRST of @length bytes at mr.buf + @at, ACKed."""
+    peer.send(bth(WRITE_FIRST, EPSN) + reth(mr.buf + at, mr.rkey, length) +
+              first)
+    got = peer.answers()
+    assert got and got[0][:2] == (ACK, EPSN) and got[0][2] < 0x20, got
+
+
+# A WRITE's middle and last packets have their ICRC checked as they are
+# copied (recv.c): a corrupt one must still be dropped, counted as corrupt
+# and nothing else, unanswered, and leave no trace once the message is over.
+@t.case('WRITE MIDDLE with a bad ICRC: dropped, the resent one placed')
+def _():
+    qp = victim()
+    at, first, mid, last = 4096, b'\x11' * MTU, b'\x22' * MTU, b'\x33' * MTU
+    write_opened(at, 3 * MTU, first)
+    c0 = counters()
+    peer.send(bth(WRITE_MIDDLE, EPSN + 1, ackreq=0) + b'\x5a' * MTU,
+              icrc=BAD_ICRC)
+    assert not peer.answers(wait=0.5), 'a corrupt packet was answered'
+    c1 = counters()
+    assert c1['rx_icrc_errors'] == c0['rx_icrc_errors'] + 1, moved(c0)
+    peer.send(bth(WRITE_MIDDLE, EPSN + 1, ackreq=0) + mid)
+    peer.send(bth(WRITE_LAST, EPSN + 2) + last)
+    got = peer.answers()
+    assert got and got[0][:2] == (ACK, EPSN + 2) and got[0][2] < 0x20, got
+    assert mr.read(3 * MTU, at) == first + mid + last, 'message not placed'
+    end = at + 3 * MTU
+    assert mr.read(at, 0) == PATTERN[:at] and \
+        mr.read(MR_LEN - end, end) == PATTERN[end:], 'bytes outside changed'
+    for m in (mr_ro, mr_pd2):
+        assert m.read(MR_LEN, 0) == PATTERN, 'another MR changed'
+    c2 = counters()
+    for name in ('rx_icrc_errors', 'rc_seq_naks_sent',
+                 'rc_duplicate_requests', 'rx_drop_unhandled'):
+        assert c2[name] == c1[name], f'{name} moved: {moved(c1)}'
+    assert state(qp) == e.IBV_QPS_RTR
+
+
+@t.case('WRITE MIDDLE with a bad ICRC and a PSN ahead: no NAK, counted')
+def _():
+    qp = victim()
+    write_opened(0, 3 * MTU, bytes(MTU))
+    c0 = counters()
+    peer.send(bth(WRITE_MIDDLE, EPSN + 2) + bytes(MTU), icrc=BAD_ICRC)
+    assert not peer.answers(wait=0.5), 'a corrupt packet was answered'
+    c1 = counters()
+    assert c1['rx_icrc_errors'] == c0['rx_icrc_errors'] + 1 and \
+        c1['rc_seq_naks_sent'] == c0['rc_seq_naks_sent'], moved(c0)
+    assert state(qp) == e.IBV_QPS_RTR
+
+
+@t.case('WRITE MIDDLE with a bad ICRC and a forged QPN: rx_icrc_errors only')
+def _():
+    victim()
+    c0 = counters()
+    peer.send(bth(WRITE_MIDDLE, EPSN, dqpn=0xabcdef) + bytes(MTU),
+              icrc=BAD_ICRC)
+    assert not peer.answers(wait=0.5)
+    c1 = counters()
+    assert c1['rx_icrc_errors'] == c0['rx_icrc_errors'] + 1 and \
+        c1['rx_drop_no_qp'] == c0['rx_drop_no_qp'], moved(c0)
+    untouched()
 
 
 @t.case('unsolicited ACK and READ response: ignored, no completion')

@@ -24,18 +24,16 @@ static u32 le32_at(const u8 *p)
 }
 
 /*
- * One slice-by-16 step: the register after the 16 bytes at @w. Byte j of
- * the block is followed by 15 - j more, so it takes table 15 - j: one
- * table load per byte, and half the steps of slice-by-8. Under emulation
- * a load costs more than the arithmetic around it (performance.rst).
+ * One slice-by-16 step: the register after 16 bytes, given as four
+ * little-endian words, @a (bytes 0-3) already XORed with the register.
+ * Byte j of the block is followed by 15 - j more, so it takes table
+ * 15 - j: one table load per byte, and half the steps of slice-by-8.
+ * Under emulation a load costs more than the arithmetic around it
+ * (performance.rst).
  */
-static u32 crc_step16(u32 crc, const u8 *w)
+static inline u32 crc_step16(u32 a, u32 b, u32 c, u32 d)
 {
 	const u32 (*t)[256] = sroce_crc32_table;
-	u32 a = crc ^ le32_at(w);
-	u32 b = le32_at(w + 4);
-	u32 c = le32_at(w + 8);
-	u32 d = le32_at(w + 12);
 
 	return t[15][a & 0xff] ^ t[14][(a >> 8) & 0xff] ^
 	       t[13][(a >> 16) & 0xff] ^ t[12][a >> 24] ^
@@ -72,10 +70,47 @@ u32 sroce_icrc_update(u32 crc, const void *buf, size_t len)
 	const u8 *p = buf;
 
 	while (len >= 16) {
-		crc = crc_step16(crc, p);
+		crc = crc_step16(crc ^ le32_at(p), le32_at(p + 4),
+				 le32_at(p + 8), le32_at(p + 12));
 		p += 16;
 		len -= 16;
 	}
+	return crc_bytes(crc, p, len);
+}
+
+/**
+ * sroce_icrc_copy() - copy bytes and feed them into a CRC-32 register
+ * @crc: the register, as for sroce_icrc_update()
+ * @dst: where the bytes go; must not overlap @src
+ * @src: the bytes
+ * @len: how many
+ *
+ * One pass over @src instead of a CRC pass and a copy: each word read for
+ * the CRC is also stored.
+ *
+ * Return: the new register value, the same as sroce_icrc_update(@crc,
+ * @src, @len) returns.
+ */
+u32 sroce_icrc_copy(u32 crc, void *dst, const void *src, size_t len)
+{
+	const u8 *p = src;
+	u8 *q = dst;
+
+	while (len >= 16) {
+		u8 lo[8], hi[8];
+
+		/* each word loaded once: stored, and the CRC takes it too */
+		memcpy(lo, p, sizeof(lo));
+		memcpy(hi, p + 8, sizeof(hi));
+		memcpy(q, lo, sizeof(lo));
+		memcpy(q + 8, hi, sizeof(hi));
+		crc = crc_step16(crc ^ le32_at(lo), le32_at(lo + 4),
+				 le32_at(hi), le32_at(hi + 4));
+		p += 16;
+		q += 16;
+		len -= 16;
+	}
+	memcpy(q, p, len);
 	return crc_bytes(crc, p, len);
 }
 

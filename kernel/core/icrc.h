@@ -41,6 +41,7 @@
 #define SROCE_UDP_HDR_BYTES	8
 
 u32 sroce_icrc_update(u32 crc, const void *buf, size_t len);
+u32 sroce_icrc_copy(u32 crc, void *dst, const void *src, size_t len);
 u32 sroce_icrc_begin(const u8 *l3hdr, bool ipv6);
 u32 sroce_icrc_linear(const u8 *l3hdr, size_t len, bool ipv6);
 

@@ -46,5 +46,7 @@ enum sroce_pkt_err sroce_pkt_parse(const u8 *buf, size_t len,
 	pkt->hdr_len = info->hdr_len;
 	pkt->paylen = body - pkt->bth.pad;
 	pkt->more = false;
+	pkt->crc_due = false;
+	pkt->crc = 0;
 	return SROCE_PKT_OK;
 }

@@ -26,6 +26,10 @@ enum sroce_pkt_err {
  * @paylen: payload bytes, pad excluded
  * @more: false from the parser; the receive path sets it when the next
  *	  packet it takes is a request to the same QP (sroce_rc_ack_now())
+ * @crc_due: false from the parser; the receive path sets it when it left
+ *	     the ICRC check to the engine, to be done as the payload is
+ *	     copied (recv.c, sroce_rcv_crc_late())
+ * @crc: with @crc_due, the CRC register after the BTH
  */
 struct sroce_pkt {
 	struct sroce_bth bth;
@@ -33,6 +37,8 @@ struct sroce_pkt {
 	u32 hdr_len;
 	u32 paylen;
 	bool more;
+	bool crc_due;
+	u32 crc;
 };
 
 enum sroce_pkt_err sroce_pkt_parse(const u8 *buf, size_t len,

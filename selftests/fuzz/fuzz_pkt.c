@@ -18,9 +18,9 @@
  * opcode carries); what it reports (lengths add up, flags and header
  * length from the table, pad and tver in range); each extension header
  * inside the headers, in order and without overlap, and decode/encode
- * round trips byte for byte; the slice-by-16 ICRC, linear and scattered,
- * against a bitwise CRC-32 of the masked pseudo-header built here; and a
- * fixed-up ICRC verifies. The opcode table's accessors (header offsets,
+ * round trips byte for byte; the slice-by-16 ICRC, linear, scattered and
+ * copied as it is fed, against a bitwise CRC-32 of the masked
+ * pseudo-header built here; and a fixed-up ICRC verifies. The opcode table's accessors (header offsets,
  * sequence rules, QP types), fed any bytes, answer consistently with it.
  */
 #include <string.h>
@@ -395,30 +395,40 @@ static void check_opcode_api(u8 op, u8 prev, u32 hdr, u8 qpt)
 			  "opcode %#x valid for QP type %u", op, qpt);
 }
 
-/* The ICRC three ways; returns the value (valid when len >= 16). */
+/* The ICRC four ways; returns the value (valid when len >= 16). */
 static u32 check_icrc(const u8 *l3, size_t hdr, size_t tlen, bool ipv6,
 		      size_t seg)
 {
 	size_t covered = hdr + tlen - SROCE_ICRC_BYTES, off;
-	u32 lin, ref, crc;
+	u32 lin, ref, crc, cpy;
 	u8 *h = exact(l3, sroce_icrc_hdr_bytes(ipv6));
 
 	lin = sroce_icrc_linear(l3, covered, ipv6);
 	ref = ref_icrc(l3, covered, ipv6);
 	FZ_ASSERT(lin == ref, "linear ICRC %#x, bitwise %#x", lin, ref);
 
-	/* As recv.c does it: the headers, then the skb's pieces. */
+	/*
+	 * As recv.c does it: the headers, then the skb's pieces; and again
+	 * with the pieces copied as they are fed (the late check), which
+	 * must give the same CRC and the same bytes.
+	 */
 	crc = sroce_icrc_begin(h, ipv6);
+	cpy = sroce_icrc_begin(h, ipv6);
 	free(h);
 	for (off = sroce_icrc_hdr_bytes(ipv6); off < covered; off += seg) {
 		size_t n = covered - off < seg ? covered - off : seg;
-		u8 *s = exact(l3 + off, n);
+		u8 *s = exact(l3 + off, n), *d = malloc(n ? n : 1);
 
+		FZ_ASSERT(d, "out of memory");
 		crc = sroce_icrc_update(crc, s, n);
+		cpy = sroce_icrc_copy(cpy, d, s, n);
+		FZ_ASSERT(!memcmp(d, s, n), "copied bytes differ at offset %zu", off);
+		free(d);
 		free(s);
 	}
 	FZ_ASSERT(sroce_icrc_final(crc) == ref, "scattered ICRC %#x (segments of %zu), bitwise %#x",
 		  sroce_icrc_final(crc), seg, ref);
+	FZ_ASSERT(cpy == crc, "copying ICRC %#x, plain %#x", cpy, crc);
 	return lin;
 }
 

@@ -4,6 +4,7 @@
  *  - known answers: the IBTA sample packet, a CNP captured from a
  *    ConnectX-4 Lx, and scapy's RoCE example packet;
  *  - every entry of the slice-by-16 tables against a bit-at-a-time CRC;
+ *  - the fused copy: the same CRC, the same bytes, nothing else written;
  *  - a differential test against a deliberately naive reference (a
  *    bit-at-a-time CRC over an explicitly masked copy of the packet) over
  *    IPv4 and IPv6 packets built with the header encoders, linear and
@@ -338,6 +339,46 @@ static void test_update_alignment(void)
 	CHECK_EQ(sroce_icrc_update(0xdeadbeef, buf, 0), 0xdeadbeef);
 }
 
+/*
+ * sroce_icrc_copy(): the same register as sroce_icrc_update(), the bytes
+ * copied exactly, and nothing written outside the destination.
+ */
+static void test_copy(void)
+{
+	static u8 src[200], dst[216];
+	size_t soff, doff, len, i;
+
+	ktap_rand_bytes(src, sizeof(src));
+	for (soff = 0; soff < 8; soff++) {
+		for (doff = 0; doff < 8; doff++) {
+			for (len = 0; len <= 80; len++) {
+				u32 seed = ktap_rand();
+				u32 crc;
+
+				memset(dst, 0xa5, sizeof(dst));
+				crc = sroce_icrc_copy(seed, dst + 8 + doff,
+						      src + soff, len);
+				if (!CHECKF(crc == ref_crc_bits(seed, src + soff,
+								 len),
+					    "crc: src+%zu dst+%zu len %zu",
+					    soff, doff, len) ||
+				    !CHECKF(!memcmp(dst + 8 + doff, src + soff,
+						    len),
+					    "bytes: src+%zu dst+%zu len %zu",
+					    soff, doff, len))
+					return;
+				for (i = 0; i < sizeof(dst); i++) {
+					if (i >= 8 + doff && i < 8 + doff + len)
+						continue;
+					if (!CHECKF(dst[i] == 0xa5,
+						    "byte %zu outside written", i))
+						return;
+				}
+			}
+		}
+	}
+}
+
 /* ---- differential tests against the reference ---- */
 
 static const u8 pay_ops[] = {
@@ -643,6 +684,7 @@ static const struct ktap_case cases[] = {
 	{ "crc32_table_entries", test_table_entries },
 	{ "crc32_every_lane_every_byte", test_every_lane },
 	{ "crc32_update_any_alignment_and_length", test_update_alignment },
+	{ "crc32_copy_same_crc_same_bytes", test_copy },
 	{ "icrc_diff_ipv4_sizes_and_opcodes", test_diff_ipv4 },
 	{ "icrc_diff_ipv6_sizes_and_opcodes", test_diff_ipv6 },
 	{ "icrc_scatter_every_split_point", test_scatter_splits },
