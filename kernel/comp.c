@@ -22,6 +22,7 @@
 #include "doorbell.h"
 #include "mr.h"
 #include "qp.h"
+#include "recv.h"
 #include "req.h"
 
 static struct sroce_sq_wqe *sroce_comp_wqe(struct sroce_qp *qp, u32 idx)
@@ -122,10 +123,13 @@ static void sroce_comp_fatal(struct sroce_qp *qp, enum ib_wc_status status)
 	}
 }
 
-/* READ response data or an atomic result into the WQE's local buffers. */
+/*
+ * READ response data or an atomic result into the WQE's local buffers;
+ * @crc as for sroce_mr_copy_skb().
+ */
 static int sroce_comp_place(struct sroce_qp *qp, struct sroce_sq_wqe *e,
 			    u32 off, struct sk_buff *skb,
-			    const struct sroce_pkt *pkt)
+			    const struct sroce_pkt *pkt, u32 *crc)
 {
 	const u8 *slot = sroce_queue_slot(&qp->sq, qp->req.head) +
 			 sizeof(e->w);
@@ -152,17 +156,64 @@ static int sroce_comp_place(struct sroce_qp *qp, struct sroce_sq_wqe *e,
 		return sroce_sgl_copy(&l, 0, &orig, sizeof(orig),
 				      SROCE_TO_MR);
 	}
-	return sroce_sgl_copy_skb(&l, off, skb, at, pkt->paylen);
+	return sroce_sgl_copy_skb(&l, off, skb, at, pkt->paylen, crc);
 }
 
 /*
- * What the response means for the WQEs from the oldest on. Return: the
- * status to fail the oldest WQE with, or IB_WC_SUCCESS.
+ * Is @pkt the READ response the oldest WQE waits for next? Only then may
+ * its ICRC wait for the copy (recv.c): core/rc.c takes it as the READ's
+ * (or refuses it as a broken response), and nothing moves before it is
+ * placed. sq_lock held.
+ */
+static bool sroce_comp_in_line(struct sroce_qp *qp,
+			       const struct sroce_pkt *pkt)
+{
+	struct sroce_req *rq = &qp->req;
+	const struct sroce_sq_wqe *e;
+
+	if (rq->head == qp->sq.index)
+		return false;
+	e = sroce_comp_wqe(qp, rq->head);
+	return !e->status && e->op == SROCE_RC_OP_READ &&
+	       pkt->bth.psn == rq->una &&
+	       sroce_psn_before(e->first_psn, rq->nxt);
+}
+
+/*
+ * A READ response whose ICRC is due, in line: placed as its ICRC is
+ * computed, then checked, before the walk moves anything. Return: false
+ * to drop it (corrupt); else *@err is the placement's result.
+ */
+static bool sroce_comp_place_due(struct sroce_qp *qp, struct sroce_sq_wqe *e,
+				 enum sroce_rc_comp_act act,
+				 const struct sroce_rc_comp_out *out,
+				 struct sk_buff *skb,
+				 const struct sroce_pkt *pkt, int *err)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	u32 crc;
+
+	*err = 0;
+	if (act != SROCE_RC_COMP_READ)
+		return sroce_rcv_crc_late(sdev, skb, pkt);
+	crc = sroce_rcv_crc_payload(skb, pkt);
+	*err = sroce_comp_place(qp, e, out->offset, skb, pkt, &crc);
+	if (*err)
+		return sroce_rcv_crc_late(sdev, skb, pkt);
+	return sroce_rcv_crc_end(sdev, skb, sizeof(struct udphdr) +
+				 pkt->hdr_len + pkt->paylen, crc);
+}
+
+/*
+ * What the response means for the WQEs from the oldest on. *@due: the
+ * packet's ICRC is still to be checked (sroce_comp_in_line()); cleared
+ * once it is. Return: the status to fail the oldest WQE with, or
+ * IB_WC_SUCCESS.
  */
 static enum ib_wc_status sroce_comp_walk(struct sroce_qp *qp,
 					 struct sk_buff *skb,
 					 const struct sroce_pkt *pkt,
-					 u8 syndrome, bool *resend)
+					 u8 syndrome, bool *resend, bool *due)
 {
 	struct sroce_req *rq = &qp->req;
 
@@ -175,11 +226,21 @@ static enum ib_wc_status sroce_comp_walk(struct sroce_qp *qp,
 		};
 		struct sroce_rc_comp_out out;
 		enum sroce_rc_comp_act act;
+		bool placed = false;
+		int err = 0;
 
 		if (e->status || !sroce_psn_before(e->first_psn, rq->nxt))
 			return IB_WC_SUCCESS;
 		act = sroce_rc_comp_step(pkt, syndrome, rq->una, &rw, rq->mtu,
 					 &out);
+		if (*due) {
+			/* Dropped as corrupt: as if it had never come. */
+			if (!sroce_comp_place_due(qp, e, act, &out, skb, pkt,
+						  &err))
+				return IB_WC_SUCCESS;
+			placed = act == SROCE_RC_COMP_READ;
+			*due = false;
+		}
 		if (out.una != rq->una) {
 			rq->una = out.una;
 			sroce_rc_retry_progress(&rq->retry);
@@ -192,7 +253,10 @@ static enum ib_wc_status sroce_comp_walk(struct sroce_qp *qp,
 			continue;
 		case SROCE_RC_COMP_READ:
 		case SROCE_RC_COMP_ATOMIC:
-			if (sroce_comp_place(qp, e, out.offset, skb, pkt))
+			if (!placed)
+				err = sroce_comp_place(qp, e, out.offset, skb,
+						       pkt, NULL);
+			if (err)
 				return IB_WC_LOC_PROT_ERR;
 			if (act == SROCE_RC_COMP_ATOMIC || out.complete)
 				sroce_comp_retire(qp, e, IB_WC_SUCCESS);
@@ -241,6 +305,7 @@ void sroce_comp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 		    struct sk_buff *skb, const struct sroce_pkt *pkt)
 {
 	struct sroce_req *rq = &qp->req;
+	bool due = pkt->crc_due;
 	enum ib_wc_status status;
 	bool resend = false, failed;
 	u8 syndrome = 0;
@@ -253,8 +318,10 @@ void sroce_comp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 						 SROCE_OPF_AETH);
 
 		if (at < 0 || skb_copy_bits(skb, sizeof(struct udphdr) + at,
-					    raw, sizeof(raw)))
+					    raw, sizeof(raw))) {
+			sroce_rcv_crc_late(sdev, skb, pkt);	/* counted */
 			return;
+		}
 		sroce_aeth_decode(raw, &aeth);
 		syndrome = aeth.syndrome;
 	}
@@ -263,18 +330,28 @@ void sroce_comp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 	if (READ_ONCE(qp->state) != IB_QPS_RTS &&
 	    READ_ONCE(qp->state) != IB_QPS_SQD) {
 		spin_unlock(&qp->sq_lock);
-		sroce_count(&sdev->counters, SROCE_CNT_RX_QP_STATE);
+		if (sroce_rcv_crc_late(sdev, skb, pkt))
+			sroce_count(&sdev->counters, SROCE_CNT_RX_QP_STATE);
 		return;
 	}
 	if (sroce_rc_comp_psn(pkt->bth.psn, rq->una, rq->nxt) !=
 	    SROCE_RC_WIN_VALID) {
 		spin_unlock(&qp->sq_lock);
-		return;		/* a duplicate or a stray: nothing to do */
+		/* a duplicate or a stray: nothing to do (but count it) */
+		sroce_rcv_crc_late(sdev, skb, pkt);
+		return;
+	}
+	if (due && !sroce_comp_in_line(qp, pkt)) {
+		if (!sroce_rcv_crc_late(sdev, skb, pkt)) {
+			spin_unlock(&qp->sq_lock);
+			return;
+		}
+		due = false;
 	}
 
 	sroce_req_taker_begin(qp);
 	una = rq->una;
-	status = sroce_comp_walk(qp, skb, pkt, syndrome, &resend);
+	status = sroce_comp_walk(qp, skb, pkt, syndrome, &resend, &due);
 	if (status != IB_WC_SUCCESS)
 		sroce_comp_fatal(qp, status);
 	else if (resend || sroce_psn_before(rq->psn, rq->una))

@@ -373,12 +373,12 @@ int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 
 /*
  * Walk @len bytes at message offset @off of an SGE list, checking each
- * piece against its MR, and copy it to or from @buf, or from @skb, or
- * add its pages to @to.
+ * piece against its MR, and copy it to or from @buf, or from @skb (and
+ * into @crc, unless NULL), or add its pages to @to.
  */
 static int sroce_sgl_walk(const struct sroce_sgl *l, u64 off, u32 len,
 			  u8 *buf, struct sk_buff *skb,
-			  unsigned int skb_off, struct sk_buff *to,
+			  unsigned int skb_off, u32 *crc, struct sk_buff *to,
 			  enum sroce_copy_dir dir)
 {
 	int access = dir == SROCE_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
@@ -403,7 +403,7 @@ static int sroce_sgl_walk(const struct sroce_sgl *l, u64 off, u32 len,
 			err = sroce_mr_attach(mr, g->addr + off, to, n);
 		else if (!err && skb)
 			err = sroce_mr_copy_skb(mr, g->addr + off, skb, skb_off,
-						n, NULL);
+						n, crc);
 		else if (!err)
 			sroce_mr_copy(mr, g->addr + off, buf, n, dir);
 		sroce_mr_put(mr);
@@ -433,7 +433,7 @@ static int sroce_sgl_walk(const struct sroce_sgl *l, u64 off, u32 len,
 int sroce_sgl_copy(const struct sroce_sgl *l, u64 off, void *buf, u32 len,
 		   enum sroce_copy_dir dir)
 {
-	return sroce_sgl_walk(l, off, len, buf, NULL, 0, NULL, dir);
+	return sroce_sgl_walk(l, off, len, buf, NULL, 0, NULL, NULL, dir);
 }
 
 /**
@@ -443,14 +443,15 @@ int sroce_sgl_copy(const struct sroce_sgl *l, u64 off, void *buf, u32 len,
  * @skb: the source
  * @skb_off: offset in @skb, from skb->data
  * @len: bytes
+ * @crc: NULL, or a CRC register fed with the bytes (sroce_mr_copy_skb())
  *
  * Any context. Return: as sroce_sgl_copy().
  */
 int sroce_sgl_copy_skb(const struct sroce_sgl *l, u64 off,
 		       struct sk_buff *skb, unsigned int skb_off,
-		       u32 len)
+		       u32 len, u32 *crc)
 {
-	return sroce_sgl_walk(l, off, len, NULL, skb, skb_off, NULL,
+	return sroce_sgl_walk(l, off, len, NULL, skb, skb_off, crc, NULL,
 			      SROCE_TO_MR);
 }
 
@@ -468,7 +469,8 @@ int sroce_sgl_copy_skb(const struct sroce_sgl *l, u64 off,
 int sroce_sgl_attach(const struct sroce_sgl *l, u64 off, struct sk_buff *skb,
 		     u32 len)
 {
-	return sroce_sgl_walk(l, off, len, NULL, NULL, 0, skb, SROCE_FROM_MR);
+	return sroce_sgl_walk(l, off, len, NULL, NULL, 0, NULL, skb,
+			      SROCE_FROM_MR);
 }
 
 /**

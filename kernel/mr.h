@@ -74,7 +74,7 @@ int sroce_sgl_copy(const struct sroce_sgl *l, u64 off, void *buf, u32 len,
 		   enum sroce_copy_dir dir);
 int sroce_sgl_copy_skb(const struct sroce_sgl *l, u64 off,
 		       struct sk_buff *skb, unsigned int skb_off,
-		       u32 len);
+		       u32 len, u32 *crc);
 int sroce_sgl_attach(const struct sroce_sgl *l, u64 off, struct sk_buff *skb,
 		     u32 len);
 

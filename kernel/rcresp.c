@@ -391,7 +391,7 @@ static enum sroce_rr sroce_rcresp_send(struct sroce_qp *qp,
 	l.num = rs->wqe.w.num_sge;
 	err = sroce_sgl_copy_skb(&l, rs->recv_off, skb,
 				 sizeof(struct udphdr) + pkt->hdr_len,
-				 pkt->paylen);
+				 pkt->paylen, NULL);
 	if (err) {
 		bool len = err == -ENOSPC;
 
@@ -444,7 +444,7 @@ static enum sroce_rr sroce_rcresp_write(struct sroce_qp *qp,
 		return SROCE_RR_RNR;
 	if (pkt->paylen) {
 		unsigned int off = sizeof(struct udphdr) + pkt->hdr_len;
-		u32 crc = pkt->crc;
+		u32 crc = pkt->crc_due ? sroce_rcv_crc_payload(skb, pkt) : 0;
 
 		mr = sroce_mr_get(to_sdev(qp->ibqp.device), rs->write_rkey);
 		if (!mr)

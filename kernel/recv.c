@@ -149,17 +149,39 @@ static bool sroce_rcv_icrc_rest(struct sk_buff *skb, unsigned int off,
  * message's first packet, checked, pointed: at the responder's cursor,
  * inside the range the message rewrites whole before it completes, and
  * never past it (core/rc.c checks each packet's length against what is
- * left). A corrupted packet that gets that far writes bytes that are
- * undefined until the WRITE completes anyway, and is dropped before it
- * changes anything else (rcresp.c). So the responder checks the ICRC as
- * it copies: one pass over the payload instead of two. Every other packet
- * is checked before anything looks at it.
+ * left). A READ response is written into the READ's own buffers, at the
+ * place of its PSN, and only when it is the very PSN the requester waits
+ * for (comp.c). A corrupted packet that gets that far writes bytes that
+ * are undefined until the WRITE or READ completes anyway, and is dropped
+ * before it changes anything else. So the engine checks the ICRC as it
+ * copies: one pass over the payload instead of two (design.rst, "Receive
+ * checks"). Every other packet is checked before anything looks at it.
  */
 static bool sroce_rcv_crc_may_wait(const struct sroce_pkt *pkt)
 {
-	return (pkt->flags & (SROCE_OPF_WRITE | SROCE_OPF_FIRST |
-			      SROCE_OPF_IMMDT)) == SROCE_OPF_WRITE &&
-	       pkt->hdr_len == SROCE_BTH_BYTES && pkt->paylen;
+	u32 f = pkt->flags;
+
+	if (!pkt->paylen)
+		return false;
+	if ((f & (SROCE_OPF_WRITE | SROCE_OPF_REQ | SROCE_OPF_FIRST |
+		  SROCE_OPF_IMMDT)) == (SROCE_OPF_WRITE | SROCE_OPF_REQ))
+		return true;
+	return (f & (SROCE_OPF_READ | SROCE_OPF_RESP)) ==
+	       (SROCE_OPF_READ | SROCE_OPF_RESP);
+}
+
+/**
+ * sroce_rcv_crc_payload() - a late ICRC, fed up to the payload
+ * @skb: the packet
+ * @pkt: what was parsed, with pkt->crc_due
+ *
+ * Return: pkt->crc fed with the extension headers after the BTH, to go on
+ * with the payload from sizeof(struct udphdr) + pkt->hdr_len.
+ */
+u32 sroce_rcv_crc_payload(struct sk_buff *skb, const struct sroce_pkt *pkt)
+{
+	return sroce_skb_crc(skb, sizeof(struct udphdr) + SROCE_BTH_BYTES,
+			     pkt->hdr_len - SROCE_BTH_BYTES, pkt->crc);
 }
 
 static bool sroce_rcv_crc_verdict(struct sroce_dev *sdev, bool ok)

@@ -20,5 +20,6 @@ bool sroce_rcv_crc_late(struct sroce_dev *sdev, struct sk_buff *skb,
 			const struct sroce_pkt *pkt);
 bool sroce_rcv_crc_end(struct sroce_dev *sdev, struct sk_buff *skb,
 		       unsigned int off, u32 crc);
+u32 sroce_rcv_crc_payload(struct sk_buff *skb, const struct sroce_pkt *pkt);
 
 #endif /* SROCE_RECV_H */

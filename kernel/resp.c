@@ -113,7 +113,8 @@ static enum ib_wc_status sroce_resp_scatter(struct sroce_qp *qp,
 		return IB_WC_LOC_QP_OP_ERR;
 	err = sroce_sgl_copy(&l, 0, grh, SROCE_GRH_BYTES, SROCE_TO_MR);
 	if (!err)
-		err = sroce_sgl_copy_skb(&l, SROCE_GRH_BYTES, skb, off, len);
+		err = sroce_sgl_copy_skb(&l, SROCE_GRH_BYTES, skb, off, len,
+					 NULL);
 	if (err == -ENOSPC)
 		return IB_WC_LOC_LEN_ERR;
 	return err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;

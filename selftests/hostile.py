@@ -41,7 +41,8 @@ from pyverbs.cq import CQ  # noqa: E402
 from pyverbs.device import Context  # noqa: E402
 from pyverbs.mr import MR  # noqa: E402
 from pyverbs.pd import PD  # noqa: E402
-from pyverbs.wr import RecvWR, SGE  # noqa: E402
+from pyverbs.qp import QPAttr  # noqa: E402
+from pyverbs.wr import RecvWR, SendWR, SGE  # noqa: E402
 
 DEV = 'sroce_h1'
 ME, PEER = '10.77.0.1', '10.77.0.2'
@@ -55,6 +56,7 @@ UD_QKEY = 0x11111111
 SEND_ONLY, SEND_LAST = 0x04, 0x02
 WRITE_FIRST, WRITE_MIDDLE, WRITE_LAST, WRITE_ONLY = 0x06, 0x07, 0x08, 0x0a
 READ_REQ, READ_RESP_ONLY, ACK = 0x0c, 0x10, 0x11
+READ_RESP_FIRST, READ_RESP_MIDDLE, READ_RESP_LAST = 0x0d, 0x0e, 0x0f
 CMP_SWAP, FETCH_ADD = 0x13, 0x14
 UD_SEND_ONLY = 0x64
 # AETH syndromes
@@ -533,6 +535,50 @@ def _():
     assert c1['rx_icrc_errors'] == c0['rx_icrc_errors'] + 1 and \
         c1['rx_drop_no_qp'] == c0['rx_drop_no_qp'], moved(c0)
     untouched()
+
+
+@t.case('READ response MIDDLE with a bad ICRC: dropped, the READ completes')
+def _():
+    qp = victim()
+    a = QPAttr()
+    a.qp_state = e.IBV_QPS_RTS
+    a.sq_psn = 0x700
+    a.timeout = 18			# about a second: Python is slow
+    a.retry_cnt = 7
+    a.rnr_retry = 7
+    a.max_rd_atomic = 4
+    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
+              e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
+              e.IBV_QP_MAX_QP_RD_ATOMIC)
+    at, parts = 8192, [bytes([v]) * MTU for v in (0x44, 0x55, 0x66)]
+    aeth = b'\x1f\x00\x00\x01'
+    wr = SendWR(opcode=e.IBV_WR_RDMA_READ, num_sge=1,
+                sg=[SGE(mr.buf + at, 3 * MTU, mr.lkey)])
+    wr.set_wr_rdma(0x1234, 0x10000)	# the fake peer's memory: any
+    c0 = counters()
+    qp.post_send(wr)
+    peer.send(bth(READ_RESP_FIRST, 0x700) + aeth + parts[0])
+    peer.send(bth(READ_RESP_MIDDLE, 0x701) + b'\x5a' * MTU, icrc=BAD_ICRC)
+    time.sleep(0.3)
+    assert counters()['rx_icrc_errors'] == c0['rx_icrc_errors'] + 1, \
+        moved(c0)
+    assert cq.poll()[0] == 0, 'the READ completed early'
+    peer.send(bth(READ_RESP_MIDDLE, 0x701) + parts[1])
+    peer.send(bth(READ_RESP_LAST, 0x702) + aeth + parts[2])
+    end = time.monotonic() + 5
+    while True:
+        n, wcs = cq.poll()
+        if n or time.monotonic() > end:
+            break
+    assert n == 1 and wcs[0].status == e.IBV_WC_SUCCESS and \
+        wcs[0].opcode == e.IBV_WC_RDMA_READ, \
+        f'completions {[(w.status, w.opcode) for w in wcs]}'
+    assert mr.read(3 * MTU, at) == b''.join(parts), 'READ data not placed'
+    end = at + 3 * MTU
+    assert mr.read(at, 0) == PATTERN[:at] and \
+        mr.read(MR_LEN - end, end) == PATTERN[end:], 'bytes outside changed'
+    assert counters()['rx_icrc_errors'] == c0['rx_icrc_errors'] + 1
+    assert state(qp) == e.IBV_QPS_RTS
 
 
 @t.case('unsolicited ACK and READ response: ignored, no completion')
