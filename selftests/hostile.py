@@ -41,7 +41,6 @@ from pyverbs.cq import CQ  # noqa: E402
 from pyverbs.device import Context  # noqa: E402
 from pyverbs.mr import MR  # noqa: E402
 from pyverbs.pd import PD  # noqa: E402
-from pyverbs.qp import QPAttr  # noqa: E402
 from pyverbs.wr import RecvWR, SendWR, SGE  # noqa: E402
 
 DEV = 'sroce_h1'
@@ -540,16 +539,7 @@ def _():
 @t.case('READ response MIDDLE with a bad ICRC: dropped, the READ completes')
 def _():
     qp = victim()
-    a = QPAttr()
-    a.qp_state = e.IBV_QPS_RTS
-    a.sq_psn = 0x700
-    a.timeout = 18			# about a second: Python is slow
-    a.retry_cnt = 7
-    a.rnr_retry = 7
-    a.max_rd_atomic = 4
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
-              e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
-              e.IBV_QP_MAX_QP_RD_ATOMIC)
+    rc_rts(qp, sq_psn=0x700, timeout=18, retry=7)	# ~1 s: Python is slow
     at, parts = 8192, [bytes([v]) * MTU for v in (0x44, 0x55, 0x66)]
     aeth = b'\x1f\x00\x00\x01'
     wr = SendWR(opcode=e.IBV_WR_RDMA_READ, num_sge=1,

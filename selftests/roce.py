@@ -85,16 +85,17 @@ def rc_rtr(qp, dest_qpn, gid, gidx, rq_psn=0):
               e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER)
 
 
-def rc_rts(qp, sq_psn=0):
-    """Move @qp from RTR to RTS, sending from @sq_psn."""
+def rc_rts(qp, sq_psn=0, timeout=12, retry=3):
+    """Move @qp from RTR to RTS, sending from @sq_psn, with local ACK
+    timeout @timeout and @retry as retry_cnt and rnr_retry."""
     import pyverbs.enums as e
     from pyverbs.qp import QPAttr
     a = QPAttr()
     a.qp_state = e.IBV_QPS_RTS
     a.sq_psn = sq_psn
-    a.timeout = 12
-    a.retry_cnt = 3
-    a.rnr_retry = 3
+    a.timeout = timeout
+    a.retry_cnt = retry
+    a.rnr_retry = retry
     a.max_rd_atomic = 4
     qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
               e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
