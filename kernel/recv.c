@@ -4,11 +4,11 @@
  * received it: the IP header sroce can compute an ICRC over, the packet's
  * structure (core/pkt.c) and its ICRC (core/icrc.c; not for a packet the
  * device looped back in memory, loop.c; for an RDMA WRITE's middle and
- * last packets, as their payload is copied: below). Each refusal is
- * counted. A
- * packet that passes every check is counted as received and goes to the
- * engine for its opcode: UD sends to resp.c (or mcast.c),
- * RC and UC requests to rcresp.c, RC responses to comp.c, CNPs to cc.c.
+ * last packets and READ responses, as their payload is copied: below).
+ * Each refusal is counted. A packet that passes every check is counted
+ * as received and goes to the engine for its opcode: UD sends to resp.c
+ * (or mcast.c), RC and UC requests to rcresp.c, RC responses to comp.c,
+ * CNPs to cc.c.
  * A connected QP takes packets only from its peer's address, to its own;
  * a CE-marked one makes it send a CNP (cc.c).
  */
