@@ -239,29 +239,12 @@ bool sroce_rcv_crc_end(struct sroce_dev *sdev, struct sk_buff *skb,
 int sroce_skb_copy(struct sk_buff *skb, unsigned int off, void *to,
 		   unsigned int len, u32 *crc)
 {
-	struct skb_seq_state st;
-	unsigned int n, done = 0;
-	const u8 *data;
-	u32 c;
-
 	if (!crc)
 		return skb_copy_bits(skb, off, to, len) ? -EFAULT : 0;
 	if (off > skb->len || len > skb->len - off)
 		return -EFAULT;
-	c = *crc;
-	if (off + len <= skb_headlen(skb)) {
-		*crc = sroce_icrc_copy(c, to, skb->data + off, len);
-		return 0;
-	}
-	skb_prepare_seq_read(skb, off, off + len, &st);
-	while ((n = skb_seq_read(done, &data, &st)) != 0) {
-		/* A block may run past the upper bound we asked for. */
-		n = min(n, len - done);
-		c = sroce_icrc_copy(c, (u8 *)to + done, data, n);
-		done += n;
-	}
-	*crc = c;
-	return done == len ? 0 : -EFAULT;
+	*crc = sroce_skb_crc_copy(skb, off, len, to, *crc);
+	return 0;
 }
 
 /*
@@ -278,6 +261,7 @@ static void sroce_rcv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 	enum sroce_pkt_err err;
 	struct sroce_pkt pkt;
 	unsigned int len;
+	bool ce;
 	u32 crc;
 
 	if (skb->len < udp + SROCE_BTH_BYTES + SROCE_ICRC_BYTES ||
@@ -302,10 +286,11 @@ static void sroce_rcv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 		goto drop;
 	}
 
+	ce = sroce_cc_skb_ce(skb);
 	if (icrc) {
 		crc = sroce_icrc_begin(skb_network_header(skb), ipv6);
 		/* A CE mark makes a CNP, for an intact packet only. */
-		if (sroce_rcv_crc_may_wait(&pkt) && !sroce_cc_skb_ce(skb)) {
+		if (sroce_rcv_crc_may_wait(&pkt) && !ce) {
 			pkt.crc_due = true;
 			pkt.crc = crc;
 		} else if (!sroce_rcv_icrc_rest(skb, udp + SROCE_BTH_BYTES,
@@ -316,7 +301,7 @@ static void sroce_rcv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 	}
 	if (!pkt.crc_due)
 		sroce_count(c, SROCE_CNT_RX_PACKETS);
-	if (sroce_cc_skb_ce(skb))
+	if (ce)
 		sroce_count(c, SROCE_CNT_NP_ECN_MARKED);
 	switch (pkt.bth.opcode) {
 	case SROCE_UD_SEND_ONLY:

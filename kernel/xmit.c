@@ -162,29 +162,39 @@ static u8 *sroce_skb_icrc(struct sk_buff *skb)
 	return (u8 *)skb_frag_address(f) + skb_frag_size(f) - SROCE_ICRC_BYTES;
 }
 
+/* One piece: fed into @crc, and copied to @to unless it is NULL. */
+static u32 sroce_crc_piece(u32 crc, u8 *to, const u8 *p, unsigned int n)
+{
+	return to ? sroce_icrc_copy(crc, to, p, n) :
+		    sroce_icrc_update(crc, p, n);
+}
+
 /**
- * sroce_skb_crc() - feed bytes of an skb into a CRC register
+ * sroce_skb_crc_copy() - feed bytes of an skb into a CRC register
  * @skb: the packet
  * @off: first byte, from skb->data
- * @len: bytes, wherever they are (data or fragments)
+ * @len: bytes, wherever they are (data or fragments); the caller has
+ *	 checked that @skb holds them
+ * @to: NULL, or where to copy the bytes as they are fed (one pass)
  * @crc: the register (core/icrc.h)
  *
  * Return: the new register value.
  */
-u32 sroce_skb_crc(struct sk_buff *skb, unsigned int off, unsigned int len,
-		  u32 crc)
+u32 sroce_skb_crc_copy(struct sk_buff *skb, unsigned int off,
+		       unsigned int len, void *to, u32 crc)
 {
 	struct skb_seq_state st;
 	unsigned int n, done = 0;
 	const u8 *data;
 
 	if (off + len <= skb_headlen(skb))
-		return sroce_icrc_update(crc, skb->data + off, len);
+		return sroce_crc_piece(crc, to, skb->data + off, len);
 	skb_prepare_seq_read(skb, off, off + len, &st);
 	while ((n = skb_seq_read(done, &data, &st)) != 0) {
 		/* A block may run past the upper bound we asked for. */
 		n = min(n, len - done);
-		crc = sroce_icrc_update(crc, data, n);
+		crc = sroce_crc_piece(crc, to ? (u8 *)to + done : NULL, data,
+				      n);
 		done += n;
 	}
 	return crc;

@@ -33,8 +33,16 @@ static inline bool sroce_skb_napi_ok(void)
 #define SROCE_ZEROCOPY_MIN	256
 
 int sroce_skb_end_frags(struct sk_buff *skb, unsigned int pad);
-u32 sroce_skb_crc(struct sk_buff *skb, unsigned int off, unsigned int len,
-		  u32 crc);
+u32 sroce_skb_crc_copy(struct sk_buff *skb, unsigned int off,
+		       unsigned int len, void *to, u32 crc);
+
+/* Feed bytes of an skb, wherever they are, into a CRC register. */
+static inline u32 sroce_skb_crc(struct sk_buff *skb, unsigned int off,
+				unsigned int len, u32 crc)
+{
+	return sroce_skb_crc_copy(skb, off, len, NULL, crc);
+}
+
 int sroce_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u8 tclass,
 	       u16 sport, struct dst_cache *route, struct sk_buff *skb,
 	       bool *looped);
