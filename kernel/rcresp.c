@@ -377,28 +377,40 @@ static enum sroce_rr sroce_rcresp_send(struct sroce_qp *qp,
 		.sge = rs->wqe.sge,
 		.num = rs->wqe.w.num_sge,
 	};
+	unsigned int off = sizeof(struct udphdr) + pkt->hdr_len;
+	u32 crc;
 	int err;
 
+	/* A request whose ICRC is still due is checked before it fails. */
 	if (!sroce_rcresp_wqe(qp))
-		return SROCE_RR_RNR;
+		return sroce_rcv_crc_late(l.sdev, skb, pkt) ? SROCE_RR_RNR :
+		       SROCE_RR_DROP;
 	if (pkt->flags & SROCE_OPF_FIRST)
 		rs->recv_off = 0;	/* also after a UC message was cut */
 	if (rs->wqe.w.num_sge == U32_MAX) {
+		if (!sroce_rcv_crc_late(l.sdev, skb, pkt))
+			return SROCE_RR_DROP;
 		sroce_rcresp_complete(qp, IB_WC_LOC_QP_OP_ERR, IB_WC_RECV, 0,
 				      pkt, h);
 		return SROCE_RR_OP;
 	}
 	l.num = rs->wqe.w.num_sge;
-	err = sroce_sgl_copy_skb(&l, rs->recv_off, skb,
-				 sizeof(struct udphdr) + pkt->hdr_len,
-				 pkt->paylen, NULL);
+	crc = pkt->crc_due ? sroce_rcv_crc_payload(skb, pkt) : 0;
+	err = sroce_sgl_copy_skb(&l, rs->recv_off, skb, off, pkt->paylen,
+				 pkt->crc_due ? &crc : NULL);
 	if (err) {
 		bool len = err == -ENOSPC;
 
+		if (!sroce_rcv_crc_late(l.sdev, skb, pkt))
+			return SROCE_RR_DROP;
 		sroce_rcresp_complete(qp, len ? IB_WC_LOC_LEN_ERR :
 				      IB_WC_LOC_PROT_ERR, IB_WC_RECV, 0, pkt, h);
 		return len ? SROCE_RR_INVALID : SROCE_RR_OP;
 	}
+	/* Copied as its ICRC was computed: now check it (recv.c). */
+	if (pkt->crc_due &&
+	    !sroce_rcv_crc_end(l.sdev, skb, off + pkt->paylen, crc))
+		return SROCE_RR_DROP;
 	rs->recv_off += pkt->paylen;
 	if (pkt->flags & SROCE_OPF_LAST)
 		sroce_rcresp_complete(qp, IB_WC_SUCCESS, IB_WC_RECV,

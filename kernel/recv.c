@@ -149,13 +149,17 @@ static bool sroce_rcv_icrc_rest(struct sk_buff *skb, unsigned int off,
  * message's first packet, checked, pointed: at the responder's cursor,
  * inside the range the message rewrites whole before it completes, and
  * never past it (core/rc.c checks each packet's length against what is
- * left). A READ response is written into the READ's own buffers, at the
- * place of its PSN, and only when it is the very PSN the requester waits
- * for (comp.c). A corrupted packet that gets that far writes bytes that
- * are undefined until the WRITE or READ completes anyway, and is dropped
- * before it changes anything else. So the engine checks the ICRC as it
- * copies: one pass over the payload instead of two (design.rst, "Receive
- * checks"). Every other packet is checked before anything looks at it.
+ * left). A SEND's middle or last packet (no immediate data, no IETH) is
+ * written at the cursor in the receive WQE that its first packet, checked,
+ * took, and never past that WQE's buffers. A READ response is written
+ * into the READ's own buffers, at the place of its PSN, and only when it
+ * is the very PSN the requester waits for (comp.c). A corrupted packet
+ * that gets that far writes bytes that are undefined until the operation
+ * completes (and, for a SEND, past the message's end: design.rst), and is
+ * dropped before it changes anything else. So the engine checks the ICRC
+ * as it copies: one pass over the payload instead of two (design.rst,
+ * "Receive checks"). Every other packet is checked before anything looks
+ * at it.
  */
 static bool sroce_rcv_crc_may_wait(const struct sroce_pkt *pkt)
 {
@@ -163,8 +167,8 @@ static bool sroce_rcv_crc_may_wait(const struct sroce_pkt *pkt)
 
 	if (!pkt->paylen)
 		return false;
-	if ((f & (SROCE_OPF_WRITE | SROCE_OPF_REQ | SROCE_OPF_FIRST |
-		  SROCE_OPF_IMMDT)) == (SROCE_OPF_WRITE | SROCE_OPF_REQ))
+	if ((f & SROCE_OPF_REQ) && (f & (SROCE_OPF_WRITE | SROCE_OPF_SEND)) &&
+	    !(f & (SROCE_OPF_FIRST | SROCE_OPF_IMMDT | SROCE_OPF_IETH)))
 		return true;
 	return (f & (SROCE_OPF_READ | SROCE_OPF_RESP)) ==
 	       (SROCE_OPF_READ | SROCE_OPF_RESP);

@@ -52,7 +52,7 @@ MR_LEN = 1 << 16
 UD_QKEY = 0x11111111
 
 # BTH opcodes (IBTA 9.2): RC, and UD SEND ONLY
-SEND_ONLY, SEND_LAST = 0x04, 0x02
+SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_ONLY = 0x00, 0x01, 0x02, 0x04
 WRITE_FIRST, WRITE_MIDDLE, WRITE_LAST, WRITE_ONLY = 0x06, 0x07, 0x08, 0x0a
 READ_REQ, READ_RESP_ONLY, ACK = 0x0c, 0x10, 0x11
 READ_RESP_FIRST, READ_RESP_MIDDLE, READ_RESP_LAST = 0x0d, 0x0e, 0x0f
@@ -223,6 +223,16 @@ def victim(recv=0):
 def drain_cq():
     while cq.poll()[0]:
         pass
+
+
+def poll_one(wait=5.0):
+    """The completions of the first poll of cq that finds any, within
+    @wait seconds."""
+    end = time.monotonic() + wait
+    while True:
+        n, wcs = cq.poll()
+        if n or time.monotonic() > end:
+            return wcs[:n]
 
 
 def state(qp):
@@ -536,6 +546,70 @@ def _():
     untouched()
 
 
+def send_opened(qp, buflen, first):
+    """A receive of @buflen bytes at rbuf's start posted to @qp, and a SEND
+    FIRST carrying @first, ACKed."""
+    rbuf.write(PATTERN[:4096], 4096)
+    qp.post_recv(RecvWR(num_sge=1, sg=[SGE(rbuf.buf, buflen, rbuf.lkey)]))
+    peer.send(bth(SEND_FIRST, EPSN) + first)
+    got = peer.answers()
+    assert got and got[0][:2] == (ACK, EPSN) and got[0][2] < 0x20, got
+
+
+# So are a SEND's: the receive buffer ends up with the message, and past
+# its end with what it had.
+@t.case('SEND MIDDLE with a bad ICRC: dropped, the resent one placed')
+def _():
+    qp = victim()
+    first, mid, last = b'\x11' * MTU, b'\x22' * MTU, b'\x33' * 512
+    send_opened(qp, 4096, first)
+    c0 = counters()
+    peer.send(bth(SEND_MIDDLE, EPSN + 1, ackreq=0) + b'\x5a' * MTU,
+              icrc=BAD_ICRC)
+    assert not peer.answers(wait=0.5), 'a corrupt packet was answered'
+    c1 = counters()
+    assert c1['rx_icrc_errors'] == c0['rx_icrc_errors'] + 1, moved(c0)
+    assert cq.poll()[0] == 0, 'a completion appeared'
+    peer.send(bth(SEND_MIDDLE, EPSN + 1, ackreq=0) + mid)
+    peer.send(bth(SEND_LAST, EPSN + 2) + last)
+    got = peer.answers()
+    assert got and got[0][:2] == (ACK, EPSN + 2) and got[0][2] < 0x20, got
+    msg = first + mid + last
+    wcs = poll_one()
+    assert len(wcs) == 1 and wcs[0].status == e.IBV_WC_SUCCESS and \
+        wcs[0].opcode == e.IBV_WC_RECV and wcs[0].byte_len == len(msg), \
+        f'completions {[(w.status, w.opcode, w.byte_len) for w in wcs]}'
+    assert rbuf.read(len(msg), 0) == msg, 'message not placed'
+    assert rbuf.read(4096 - len(msg), len(msg)) == PATTERN[len(msg):4096], \
+        'bytes past the message changed'
+    untouched()
+    c2 = counters()
+    for name in ('rx_icrc_errors', 'rc_seq_naks_sent',
+                 'rc_duplicate_requests', 'rx_drop_unhandled'):
+        assert c2[name] == c1[name], f'{name} moved: {moved(c1)}'
+    assert state(qp) == e.IBV_QPS_RTR
+
+
+# A corrupt packet that would overrun the receive buffer is only corrupt:
+# the intact one gets the NAK and the error completion.
+@t.case('SEND MIDDLE with a bad ICRC past the receive buffer: no NAK')
+def _():
+    qp = victim()
+    send_opened(qp, MTU + 512, bytes(MTU))
+    c0 = counters()
+    peer.send(bth(SEND_MIDDLE, EPSN + 1) + b'\x5a' * MTU, icrc=BAD_ICRC)
+    assert not peer.answers(wait=0.5), 'a corrupt packet was answered'
+    c1 = counters()
+    assert c1['rx_icrc_errors'] == c0['rx_icrc_errors'] + 1, moved(c0)
+    assert cq.poll()[0] == 0, 'a completion appeared'
+    assert state(qp) == e.IBV_QPS_RTR
+    nak(bth(SEND_MIDDLE, EPSN + 1) + bytes(MTU), NAK_INVALID, qp=qp,
+        psn=EPSN + 1)
+    wcs = poll_one()
+    assert len(wcs) == 1 and wcs[0].status == e.IBV_WC_LOC_LEN_ERR, \
+        f'completions {[(w.status, w.opcode) for w in wcs]}'
+
+
 @t.case('READ response MIDDLE with a bad ICRC: dropped, the READ completes')
 def _():
     qp = victim()
@@ -555,12 +629,8 @@ def _():
     assert cq.poll()[0] == 0, 'the READ completed early'
     peer.send(bth(READ_RESP_MIDDLE, 0x701) + parts[1])
     peer.send(bth(READ_RESP_LAST, 0x702) + aeth + parts[2])
-    end = time.monotonic() + 5
-    while True:
-        n, wcs = cq.poll()
-        if n or time.monotonic() > end:
-            break
-    assert n == 1 and wcs[0].status == e.IBV_WC_SUCCESS and \
+    wcs = poll_one()
+    assert len(wcs) == 1 and wcs[0].status == e.IBV_WC_SUCCESS and \
         wcs[0].opcode == e.IBV_WC_RDMA_READ, \
         f'completions {[(w.status, w.opcode) for w in wcs]}'
     assert mr.read(3 * MTU, at) == b''.join(parts), 'READ data not placed'
