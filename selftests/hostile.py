@@ -481,6 +481,25 @@ def _():
     assert state(qp) == e.IBV_QPS_RTR
 
 
+def corrupt_dropped(packet):
+    """@packet, sent with a bad ICRC, gets no answer and counts as corrupt.
+    Returns the counters after it."""
+    c0 = counters()
+    peer.send(packet, icrc=BAD_ICRC)
+    assert not peer.answers(wait=0.5), 'a corrupt packet was answered'
+    c1 = counters()
+    assert c1['rx_icrc_errors'] == c0['rx_icrc_errors'] + 1, moved(c0)
+    return c1
+
+
+def nothing_wrong_since(c1):
+    """No corrupt, duplicate or unhandled packet and no NAK since @c1."""
+    c2 = counters()
+    for name in ('rx_icrc_errors', 'rc_seq_naks_sent',
+                 'rc_duplicate_requests', 'rx_drop_unhandled'):
+        assert c2[name] == c1[name], f'{name} moved: {moved(c1)}'
+
+
 def write_opened(at, length, first):
     """A WRITE FIRST of @length bytes at mr.buf + @at, ACKed."""
     peer.send(bth(WRITE_FIRST, EPSN) + reth(mr.buf + at, mr.rkey, length) +
@@ -497,12 +516,8 @@ def _():
     qp = victim()
     at, first, mid, last = 4096, b'\x11' * MTU, b'\x22' * MTU, b'\x33' * MTU
     write_opened(at, 3 * MTU, first)
-    c0 = counters()
-    peer.send(bth(WRITE_MIDDLE, EPSN + 1, ackreq=0) + b'\x5a' * MTU,
-              icrc=BAD_ICRC)
-    assert not peer.answers(wait=0.5), 'a corrupt packet was answered'
-    c1 = counters()
-    assert c1['rx_icrc_errors'] == c0['rx_icrc_errors'] + 1, moved(c0)
+    c1 = corrupt_dropped(bth(WRITE_MIDDLE, EPSN + 1, ackreq=0) +
+                         b'\x5a' * MTU)
     peer.send(bth(WRITE_MIDDLE, EPSN + 1, ackreq=0) + mid)
     peer.send(bth(WRITE_LAST, EPSN + 2) + last)
     got = peer.answers()
@@ -513,10 +528,7 @@ def _():
         mr.read(MR_LEN - end, end) == PATTERN[end:], 'bytes outside changed'
     for m in (mr_ro, mr_pd2):
         assert m.read(MR_LEN, 0) == PATTERN, 'another MR changed'
-    c2 = counters()
-    for name in ('rx_icrc_errors', 'rc_seq_naks_sent',
-                 'rc_duplicate_requests', 'rx_drop_unhandled'):
-        assert c2[name] == c1[name], f'{name} moved: {moved(c1)}'
+    nothing_wrong_since(c1)
     assert state(qp) == e.IBV_QPS_RTR
 
 
@@ -563,12 +575,8 @@ def _():
     qp = victim()
     first, mid, last = b'\x11' * MTU, b'\x22' * MTU, b'\x33' * 512
     send_opened(qp, 4096, first)
-    c0 = counters()
-    peer.send(bth(SEND_MIDDLE, EPSN + 1, ackreq=0) + b'\x5a' * MTU,
-              icrc=BAD_ICRC)
-    assert not peer.answers(wait=0.5), 'a corrupt packet was answered'
-    c1 = counters()
-    assert c1['rx_icrc_errors'] == c0['rx_icrc_errors'] + 1, moved(c0)
+    c1 = corrupt_dropped(bth(SEND_MIDDLE, EPSN + 1, ackreq=0) +
+                         b'\x5a' * MTU)
     assert cq.poll()[0] == 0, 'a completion appeared'
     peer.send(bth(SEND_MIDDLE, EPSN + 1, ackreq=0) + mid)
     peer.send(bth(SEND_LAST, EPSN + 2) + last)
@@ -583,10 +591,7 @@ def _():
     assert rbuf.read(4096 - len(msg), len(msg)) == PATTERN[len(msg):4096], \
         'bytes past the message changed'
     untouched()
-    c2 = counters()
-    for name in ('rx_icrc_errors', 'rc_seq_naks_sent',
-                 'rc_duplicate_requests', 'rx_drop_unhandled'):
-        assert c2[name] == c1[name], f'{name} moved: {moved(c1)}'
+    nothing_wrong_since(c1)
     assert state(qp) == e.IBV_QPS_RTR
 
 
@@ -596,11 +601,7 @@ def _():
 def _():
     qp = victim()
     send_opened(qp, MTU + 512, bytes(MTU))
-    c0 = counters()
-    peer.send(bth(SEND_MIDDLE, EPSN + 1) + b'\x5a' * MTU, icrc=BAD_ICRC)
-    assert not peer.answers(wait=0.5), 'a corrupt packet was answered'
-    c1 = counters()
-    assert c1['rx_icrc_errors'] == c0['rx_icrc_errors'] + 1, moved(c0)
+    corrupt_dropped(bth(SEND_MIDDLE, EPSN + 1) + b'\x5a' * MTU)
     assert cq.poll()[0] == 0, 'a completion appeared'
     assert state(qp) == e.IBV_QPS_RTR
     nak(bth(SEND_MIDDLE, EPSN + 1) + bytes(MTU), NAK_INVALID, qp=qp,
