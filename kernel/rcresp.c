@@ -365,6 +365,34 @@ static bool sroce_rcresp_wqe(struct sroce_qp *qp)
 	return true;
 }
 
+/*
+ * A request whose ICRC is still due (recv.c) ends other than by its copy:
+ * check it first, so that only an intact packet gets an answer.
+ */
+static enum sroce_rr sroce_rcresp_fail(struct sroce_qp *qp,
+				       struct sk_buff *skb,
+				       const struct sroce_pkt *pkt,
+				       enum sroce_rr rr)
+{
+	if (!sroce_rcv_crc_late(to_sdev(qp->ibqp.device), skb, pkt))
+		return SROCE_RR_DROP;
+	return rr;
+}
+
+/* A SEND fails in its receive WQE, which completes with @status. */
+static enum sroce_rr sroce_rcresp_recv_fail(struct sroce_qp *qp,
+					    struct sk_buff *skb,
+					    const struct sroce_pkt *pkt,
+					    const struct sroce_rr_hdrs *h,
+					    enum ib_wc_status status,
+					    enum sroce_rr rr)
+{
+	rr = sroce_rcresp_fail(qp, skb, pkt, rr);
+	if (rr != SROCE_RR_DROP)
+		sroce_rcresp_complete(qp, status, IB_WC_RECV, 0, pkt, h);
+	return rr;
+}
+
 static enum sroce_rr sroce_rcresp_send(struct sroce_qp *qp,
 				       struct sk_buff *skb,
 				       const struct sroce_pkt *pkt,
@@ -381,32 +409,24 @@ static enum sroce_rr sroce_rcresp_send(struct sroce_qp *qp,
 	u32 crc;
 	int err;
 
-	/* A request whose ICRC is still due is checked before it fails. */
 	if (!sroce_rcresp_wqe(qp))
-		return sroce_rcv_crc_late(l.sdev, skb, pkt) ? SROCE_RR_RNR :
-		       SROCE_RR_DROP;
+		return sroce_rcresp_fail(qp, skb, pkt, SROCE_RR_RNR);
 	if (pkt->flags & SROCE_OPF_FIRST)
 		rs->recv_off = 0;	/* also after a UC message was cut */
-	if (rs->wqe.w.num_sge == U32_MAX) {
-		if (!sroce_rcv_crc_late(l.sdev, skb, pkt))
-			return SROCE_RR_DROP;
-		sroce_rcresp_complete(qp, IB_WC_LOC_QP_OP_ERR, IB_WC_RECV, 0,
-				      pkt, h);
-		return SROCE_RR_OP;
-	}
+	if (rs->wqe.w.num_sge == U32_MAX)
+		return sroce_rcresp_recv_fail(qp, skb, pkt, h,
+					      IB_WC_LOC_QP_OP_ERR, SROCE_RR_OP);
 	l.num = rs->wqe.w.num_sge;
 	crc = pkt->crc_due ? sroce_rcv_crc_payload(skb, pkt) : 0;
 	err = sroce_sgl_copy_skb(&l, rs->recv_off, skb, off, pkt->paylen,
 				 pkt->crc_due ? &crc : NULL);
-	if (err) {
-		bool len = err == -ENOSPC;
-
-		if (!sroce_rcv_crc_late(l.sdev, skb, pkt))
-			return SROCE_RR_DROP;
-		sroce_rcresp_complete(qp, len ? IB_WC_LOC_LEN_ERR :
-				      IB_WC_LOC_PROT_ERR, IB_WC_RECV, 0, pkt, h);
-		return len ? SROCE_RR_INVALID : SROCE_RR_OP;
-	}
+	if (err == -ENOSPC)
+		return sroce_rcresp_recv_fail(qp, skb, pkt, h,
+					      IB_WC_LOC_LEN_ERR,
+					      SROCE_RR_INVALID);
+	if (err)
+		return sroce_rcresp_recv_fail(qp, skb, pkt, h,
+					      IB_WC_LOC_PROT_ERR, SROCE_RR_OP);
 	/* Copied as its ICRC was computed: now check it (recv.c). */
 	if (pkt->crc_due &&
 	    !sroce_rcv_crc_end(l.sdev, skb, off + pkt->paylen, crc))
@@ -416,20 +436,6 @@ static enum sroce_rr sroce_rcresp_send(struct sroce_qp *qp,
 		sroce_rcresp_complete(qp, IB_WC_SUCCESS, IB_WC_RECV,
 				      rs->recv_off, pkt, h);
 	return SROCE_RR_OK;
-}
-
-/*
- * A request whose ICRC is still due (recv.c) ends other than by its copy:
- * check it first, so that only an intact packet gets an answer.
- */
-static enum sroce_rr sroce_rcresp_fail(struct sroce_qp *qp,
-				       struct sk_buff *skb,
-				       const struct sroce_pkt *pkt,
-				       enum sroce_rr rr)
-{
-	if (!sroce_rcv_crc_late(to_sdev(qp->ibqp.device), skb, pkt))
-		return SROCE_RR_DROP;
-	return rr;
 }
 
 static enum sroce_rr sroce_rcresp_write(struct sroce_qp *qp,
