@@ -5,8 +5,9 @@
  * file checks keys and rights against the MRs, places SEND and WRITE data,
  * executes READs and atomics, and answers: ACKs (coalesced: when asked,
  * every 64 packets unasked, and for duplicates), NAKs with the IBTA
- * syndromes, READ responses and atomic ACKs, the last two also again for
- * duplicates from the responder resources.
+ * syndromes, READ responses (rcread.c) and atomic ACKs, the last two also
+ * again for duplicates from the responder resources. While a READ is
+ * answered by the tasklet, later requests wait in a backlog.
  *
  * Errors (IBTA 9.9.3): an RC request that is invalid, lacks access, or
  * fails in the receive buffer is NAKed and the QP goes to the error state;
@@ -18,7 +19,6 @@
 #include <linux/udp.h>
 #include <rdma/ib_mad.h>
 
-#include "cc.h"
 #include "core/hdr.h"
 #include "core/opcode.h"
 #include "core/pkt.h"
@@ -28,6 +28,7 @@
 #include "device.h"
 #include "mr.h"
 #include "qp.h"
+#include "rcread.h"
 #include "rcresp.h"
 #include "recv.h"
 #include "resp.h"
@@ -43,11 +44,7 @@ enum sroce_rr {
 	SROCE_RR_OP,			/* NAK remote operational error, error */
 };
 
-/*
- * READ responses: how many leave at once (then the softirqs before the
- * tasklet's run); requests queued behind a READ, at most.
- */
-#define SROCE_READ_BURST	64
+/* Requests queued behind a READ being answered, at most */
 #define SROCE_RESP_BACKLOG	512
 
 /* The extension headers of a request */
@@ -57,15 +54,6 @@ struct sroce_rr_hdrs {
 	u32 imm;			/* as on the wire */
 	u32 inv_rkey;
 };
-
-/* The QP's rate lets a held-back READ go on. */
-static enum hrtimer_restart sroce_rcresp_pacer_fire(struct hrtimer *t)
-{
-	struct sroce_qp *qp = container_of(t, struct sroce_qp, resp.pacer);
-
-	tasklet_schedule(&qp->resp.task);
-	return HRTIMER_NORESTART;
-}
 
 /**
  * sroce_rcresp_init() - allocate the responder resources of an RC or UC QP
@@ -77,8 +65,7 @@ int sroce_rcresp_init(struct sroce_qp *qp)
 {
 	skb_queue_head_init(&qp->resp.backlog);
 	tasklet_setup(&qp->resp.task, sroce_rcresp_task);
-	hrtimer_init(&qp->resp.pacer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
-	qp->resp.pacer.function = sroce_rcresp_pacer_fire;
+	sroce_rcread_init(qp);
 	qp->resp.res = kcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*qp->resp.res),
 			       GFP_KERNEL);
 	return qp->resp.res ? 0 : -ENOMEM;
@@ -175,122 +162,6 @@ static void sroce_rcresp_nak(struct sroce_qp *qp, u32 psn,
 			     enum sroce_nak_code code)
 {
 	sroce_rcresp_ack(qp, psn, sroce_aeth_syn_nak(code), NULL);
-}
-
-/*
- * Send up to @max responses of the READ being answered, as the QP's rate
- * allows. The MR is looked up again for each burst: once it is
- * deregistered, the rest is not sent (the requester's timer ends the
- * READ).
- *
- * Return: true when the rate held the READ back: the pacer is armed (the
- * caller is busy) to schedule the tasklet.
- */
-static bool sroce_rcresp_read_burst(struct sroce_qp *qp, u32 max)
-{
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	struct sroce_rd *rd = &qp->resp.rd;
-	struct sroce_mr *mr = NULL;
-	u32 end = min(rd->n, rd->k + max);
-	bool paced = false;
-	u64 when;
-
-	if (rd->len) {
-		mr = sroce_mr_get(sdev, rd->rkey);
-		if (!mr) {
-			rd->n = rd->k;
-			return false;
-		}
-	}
-	for (; rd->k < end; rd->k++) {
-		u32 paylen = sroce_rc_payload(rd->len, qp->mtu, rd->k);
-		struct sroce_bth bth = {
-			.pkey = IB_DEFAULT_PKEY_FULL,
-			.dqpn = qp->dest_qpn,
-			.psn = sroce_psn_add(rd->psn, rd->k),
-			.pad = -paylen & 3,
-		};
-		struct sroce_aeth aeth = {
-			.syndrome = sroce_rc_ack_syn(SROCE_RC_CREDITS_UNLIMITED),
-			.msn = qp->resp.msn,
-		};
-		struct sk_buff *skb;
-		bool zc;
-		u32 hdr;
-
-		if (!READ_ONCE(qp->dying) &&
-		    !sroce_cc_resp_may_send(qp, &when)) {
-			hrtimer_start(&qp->resp.pacer, ns_to_ktime(when),
-				      HRTIMER_MODE_ABS_SOFT);
-			paced = true;
-			break;
-		}
-		if (rd->n == 1)
-			bth.opcode = SROCE_RC_READ_RESPONSE_ONLY;
-		else if (!rd->k)
-			bth.opcode = SROCE_RC_READ_RESPONSE_FIRST;
-		else if (rd->k == rd->n - 1)
-			bth.opcode = SROCE_RC_READ_RESPONSE_LAST;
-		else
-			bth.opcode = SROCE_RC_READ_RESPONSE_MIDDLE;
-		hdr = sroce_opcode_hdr_len(bth.opcode);
-		/* A user's MR goes as its pages (design.rst, zero copy). */
-		zc = paylen >= SROCE_ZEROCOPY_MIN && mr->umem;
-		skb = sroce_qp_skb_alloc(qp, hdr + (zc ? 0 : paylen + bth.pad));
-		if (skb && zc &&
-		    (sroce_mr_attach(mr, rd->va, skb, paylen) ||
-		     sroce_skb_end_frags(skb, bth.pad))) {
-			kfree_skb(skb);
-			skb = NULL;
-		}
-		if (!skb) {
-			rd->n = rd->k;	/* the requester asks again */
-			break;
-		}
-		sroce_bth_encode(&bth, skb->data);
-		if (hdr > SROCE_BTH_BYTES)
-			sroce_aeth_encode(&aeth, skb->data + SROCE_BTH_BYTES);
-		if (paylen && !zc)
-			sroce_mr_copy(mr, rd->va, skb->data + hdr, paylen,
-				      SROCE_FROM_MR);
-		if (!zc)
-			memset(skb->data + hdr + paylen, 0, bth.pad);
-		rd->va += paylen;
-		sroce_cc_sent(qp, &qp->av, skb->len);
-		sroce_qp_xmit(qp, &qp->av, skb);
-	}
-	if (mr)
-		sroce_mr_put(mr);
-	return paced;
-}
-
-/*
- * Answer an RDMA READ of @len bytes at @va with response packets from
- * @psn on. The caller checked the range. The first burst leaves now; the
- * tasklet sends the rest.
- */
-static void sroce_rcresp_read(struct sroce_qp *qp, u32 psn, u64 va,
-			      u32 rkey, u32 len)
-{
-	struct sroce_resp *rs = &qp->resp;
-	bool paced;
-
-	rs->rd = (struct sroce_rd){
-		.psn = psn,
-		.va = va,
-		.rkey = rkey,
-		.len = len,
-		.n = sroce_rc_npkts(len, qp->mtu),
-	};
-	paced = sroce_rcresp_read_burst(qp, SROCE_READ_BURST);
-	rs->unacked = 0;
-	rs->owed = false;
-	if (rs->rd.k < rs->rd.n && !rs->busy) {
-		rs->busy = true;
-		kref_get(&qp->ref);
-		if (!paced)
-			tasklet_schedule(&rs->task);
-	}
 }
 
 /* Is [@va, @va + @len) of the MR named @rkey open to this access? */
@@ -570,8 +441,8 @@ static void sroce_rcresp_dup(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		    (!h->reth.len ||
 		     sroce_rcresp_range_ok(qp, h->reth.rkey, h->reth.va,
 					   h->reth.len, IB_ACCESS_REMOTE_READ))) {
-			sroce_rcresp_read(qp, psn, h->reth.va, h->reth.rkey,
-					  h->reth.len);
+			sroce_rcread_start(qp, psn, h->reth.va, h->reth.rkey,
+					   h->reth.len);
 			return;
 		}
 	}
@@ -642,8 +513,8 @@ static void sroce_rcresp_accepted(struct sroce_qp *qp,
 		return;
 	rs->unacked++;
 	if (pkt->flags & SROCE_OPF_READ)
-		sroce_rcresp_read(qp, psn, h->reth.va, h->reth.rkey,
-				  h->reth.len);
+		sroce_rcread_start(qp, psn, h->reth.va, h->reth.rkey,
+				   h->reth.len);
 	else if (pkt->flags & SROCE_OPF_ATOMIC)
 		sroce_rcresp_ack(qp, psn,
 				 sroce_rc_ack_syn(SROCE_RC_CREDITS_UNLIMITED),
@@ -875,7 +746,7 @@ void sroce_rcresp_task(struct tasklet_struct *t)
 	if (READ_ONCE(qp->dying))
 		sroce_rcresp_abort(rs);
 	if (rs->rd.k < rs->rd.n) {
-		if (sroce_rcresp_read_burst(qp, SROCE_READ_BURST)) {
+		if (sroce_rcread_burst(qp)) {
 			spin_unlock(&qp->resp_lock);
 			return;	/* the pacer schedules it again */
 		}
