@@ -118,7 +118,7 @@ cap_ok() {
 }
 
 # A perftest run that failed after perftest's TSC check is repeated
-# (see lib.sh's perftest).
+# (see lib.sh's perftest_retry).
 perf_ok() {
 	grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+ ' <<<"$1"
 }
@@ -126,17 +126,9 @@ perf_ok() {
 # rxe_perf FAMILY SERVER PROG ARGS...: PROG between rxe and sroce, each
 # end's TCP exchange as usual
 rxe_perf() {
-	local fam=$1 srv=$2 out rc
+	local fam=$1 srv=$2
 	shift 2
-	for _ in 1 2 3; do
-		out=$(RXE_FAMILY=$fam rxe_perftest "$1" "$srv" "${@:2}" 2>&1)
-		rc=$?
-		[ "$rc" -eq 0 ] && perf_ok "$(sed '/^-- server:$/q' <<<"$out")" &&
-			{ echo "$out"; return 0; }
-		grep -q 'Correlation coefficient' <<<"$out" || break
-	done
-	echo "$out"
-	return 1
+	RXE_FAMILY=$fam perftest_retry rxe_perftest "$1" "$srv" "${@:2}"
 }
 
 pingpong_ok() {

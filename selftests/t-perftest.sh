@@ -72,9 +72,9 @@ done
 ktap_check "rxe on the initial namespace's end" rxe_peer_up 2
 for p in ib_write_bw ib_send_bw ib_read_bw ib_atomic_lat; do
 	ktap_check "$p: sroce client, rdma_rxe server" \
-		rxe_perftest "$p" rxe -n 50
+		perftest_retry rxe_perftest "$p" rxe -n 50
 	ktap_check "$p: rdma_rxe client, sroce server" \
-		rxe_perftest "$p" sroce -n 50
+		perftest_retry rxe_perftest "$p" sroce -n 50
 done
 rxe_peer_down
 
