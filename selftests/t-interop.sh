@@ -117,12 +117,6 @@ cap_ok() {
 	grep -qx '0 packets dropped by kernel' "$dir/$1.tcpdump"
 }
 
-# A perftest run that failed after perftest's TSC check is repeated
-# (see lib.sh's perftest_retry).
-perf_ok() {
-	grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+ ' <<<"$1"
-}
-
 # rxe_perf FAMILY SERVER PROG ARGS...: PROG between rxe and sroce, each
 # end's TCP exchange as usual
 rxe_perf() {
@@ -205,7 +199,7 @@ cm_perf() {
 		out=$(cm_pair "$srv" "$port" "$prog" -R -d "$sd" -p "$port" "$@" \
 			-- "$prog" -R -d "$cd" -p "$port" "$@" "$a")
 		rc=$?
-		[ "$rc" -eq 0 ] && perf_ok "$(sed '/^-- server:$/q' <<<"$out")" &&
+		[ "$rc" -eq 0 ] && perftest_reported "$out" &&
 			{ echo "$out"; return 0; }
 		grep -qE 'Correlation coefficient|RDMA_CM_EVENT_REJECTED' <<<"$out" ||
 			break

@@ -35,12 +35,18 @@ for p in ib_write_lat ib_read_bw ib_atomic_bw; do
 done
 
 # tx_packets of 1600 2-byte WRITEs in loopback, with perftest's ARGS
+# The packets of the last try only: perftest_retry may repeat the pair.
+t0_file=$(mktemp)
+trap 'rm -f "$t0_file"; hosts_cleanup' EXIT
+write_try() {
+	counter 1 tx_packets >"$t0_file"
+	app_pair -x "$@"
+}
 write_packets() {
-	local t0 out
-	t0=$(counter 1 tx_packets)
-	out=$(perftest ib_write_bw 1 sroce_h1 1 sroce_h1 4 "$ip1" -s 2 -n 1600 \
-		"$@") || { echo "$out" >&2; return 1; }
-	echo $(($(counter 1 tx_packets) - t0))
+	local out
+	out=$(perftest_retry write_try ib_write_bw 1 sroce_h1 1 sroce_h1 4 \
+		"$ip1" -s 2 -n 1600 "$@") || { echo "$out" >&2; return 1; }
+	echo $(($(counter 1 tx_packets) - $(cat "$t0_file")))
 }
 # perftest signals one WRITE in 100. The rest of a stream asks for an ACK
 # only every 32 packets (sroce_rc_ackreq()), one per post or 16 per post;
