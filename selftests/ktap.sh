@@ -9,6 +9,10 @@
 #   ktap_skip DESC REASON    one skipped case
 #   ktap_require WHAT...     skip the whole test (exit 4) unless each WHAT
 #                            holds: root, cmd:NAME, module:NAME
+#   ktap_relay NAME FILE     the kselftest-harness TAP of program NAME, in
+#                            FILE, as cases of ours ("NAME: case"), its
+#                            diagnostics as ours
+#   ktap_planned_in FILE     the number of cases a harness TAP announced
 #   ktap_finish              exit 0 (all passed), 1 (failure) or 4 (all
 #                            skipped); a case count below the plan fails
 #
@@ -101,6 +105,30 @@ ktap_refuse() {
 	shift 2
 	ktap_outcome "$desc" "$re" 0 "$@"
 }
+
+ktap_relay() {
+	local line re_ok='^(not )?ok [0-9]+ (.*)$'
+	while IFS= read -r line; do
+		if [[ $line =~ $re_ok ]]; then
+			local name=${BASH_REMATCH[2]}
+			if [[ $name == *"# SKIP"* ]]; then
+				ktap_skip "$1: ${name%%# SKIP*}" "${name#*# SKIP}"
+			elif [ -n "${BASH_REMATCH[1]}" ]; then
+				ktap_fail "$1: $name"
+			else
+				ktap_ok "$1: $name"
+			fi
+		elif [[ $line == "TAP version"* || $line =~ ^1\.\.[0-9]+$ ]]; then
+			continue
+		elif [[ $line == "#"* ]]; then
+			echo "$line"
+		else
+			echo "# $line"
+		fi
+	done <"$2"
+}
+
+ktap_planned_in() { sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$1" | head -n1; }
 
 ktap_finish() {
 	while [ "$ktap_n" -lt "$ktap_planned" ]; do

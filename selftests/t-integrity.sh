@@ -33,34 +33,10 @@ rc_integrity=$?
 timeout 240 "$bin/negative" >"$tmp/negative" 2>&1
 rc_negative=$?
 
-# the number of cases a harness output announced ("1..N")
-planned() { sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$1" | head -n1; }
-n_int=$(planned "$tmp/integrity")
-n_neg=$(planned "$tmp/negative")
+n_int=$(ktap_planned_in "$tmp/integrity")
+n_neg=$(ktap_planned_in "$tmp/negative")
 ktap_plan $((${n_int:-0} + ${n_neg:-0} + 4))
 
-# relay PROG: PROG's harness TAP as our cases, its diagnostics as ours
-relay() {
-	local line re_ok='^(not )?ok [0-9]+ (.*)$'
-	while IFS= read -r line; do
-		if [[ $line =~ $re_ok ]]; then
-			local name=${BASH_REMATCH[2]}
-			if [[ $name == *"# SKIP"* ]]; then
-				ktap_skip "$1: ${name%%# SKIP*}" "${name#*# SKIP}"
-			elif [ -n "${BASH_REMATCH[1]}" ]; then
-				ktap_fail "$1: $name"
-			else
-				ktap_ok "$1: $name"
-			fi
-		elif [[ $line == "TAP version"* || $line =~ ^1\.\.[0-9]+$ ]]; then
-			continue
-		elif [[ $line == "#"* ]]; then
-			echo "$line"
-		else
-			echo "# $line"
-		fi
-	done <"$tmp/$1"
-}
 # UC loses, and RC resends, what the receiving host's backlog drops
 drops() {
 	local i
@@ -70,10 +46,10 @@ drops() {
 	done
 }
 drops
-relay integrity
+ktap_relay integrity "$tmp/integrity"
 # a case count below the plan (a crash) fails in ktap_finish
 ktap_check "integrity exited 0 (it said: $rc_integrity)" test "$rc_integrity" = 0
-relay negative
+ktap_relay negative "$tmp/negative"
 ktap_check "negative exited 0 (it said: $rc_negative)" test "$rc_negative" = 0
 
 ktap_check "no PD, CQ, QP or MR left on the sroce devices" resources_back 1 2
