@@ -65,18 +65,11 @@ static void sroce_req_rung(struct sroce_qp *qp)
 	smp_mb__after_atomic();	/* pairs with sroce_req_taker_end()'s */
 }
 
-/**
- * sroce_req_doorbell() - send what is posted on a QP's send ring
- * @qp: the QP; process context, no locks held
- *
- * Run in the system call of a user QP's doorbell, and from a work item for
- * kernel QPs (kverbs.c). In the error state, what was posted to either
- * queue is flushed. If the completer holds the requester's lock, it sends
- * what was posted (sroce_req_taker_begin()).
- *
- * Return: 0.
+/*
+ * A pass of the requester in process context: for a doorbell (@rung: it
+ * counts towards the QP's streak), or for the send work.
  */
-int sroce_req_doorbell(struct sroce_qp *qp)
+static void sroce_req_run(struct sroce_qp *qp, bool rung)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	unsigned int streak = 0;
@@ -85,10 +78,10 @@ int sroce_req_doorbell(struct sroce_qp *qp)
 	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
 		/* In the error state, what was just posted is flushed. */
 		sroce_qp_error(qp);
-		return 0;
+		return;
 	}
 	if (qp->ibqp.qp_type == IB_QPT_RC) {
-		streak = READ_ONCE(qp->streak) + 1;
+		streak = READ_ONCE(qp->streak) + rung;
 		WRITE_ONCE(qp->streak, streak);
 	}
 	local_bh_disable();
@@ -116,7 +109,93 @@ taken:
 	 */
 	if (failed || READ_ONCE(qp->state) == IB_QPS_ERR)
 		sroce_qp_error(qp);
+}
+
+/**
+ * sroce_req_doorbell() - send what is posted on a QP's send ring
+ * @qp: the QP; process context, no locks held
+ *
+ * Run in the system call of a user QP's doorbell, and from a work item for
+ * kernel QPs (kverbs.c). In the error state, what was posted to either
+ * queue is flushed. If the completer holds the requester's lock, it sends
+ * what was posted (sroce_req_taker_begin()). One pass: what is left past
+ * its budget goes on in the QP's send work.
+ *
+ * Return: 0.
+ */
+int sroce_req_doorbell(struct sroce_qp *qp)
+{
+	sroce_req_run(qp, true);
 	return 0;
+}
+
+/* The requester's deferred passes, for every QP of every device. */
+static struct workqueue_struct *sroce_wq;
+
+/**
+ * sroce_doorbell_init() - module init: the requester's workqueue
+ *
+ * It may carry kernel storage traffic, so it can make progress under
+ * memory pressure (WQ_MEM_RECLAIM).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int sroce_doorbell_init(void)
+{
+	sroce_wq = alloc_workqueue("sroce_req", WQ_MEM_RECLAIM, 0);
+	return sroce_wq ? 0 : -ENOMEM;
+}
+
+/* Module exit, once no QP is left. */
+void sroce_doorbell_exit(void)
+{
+	destroy_workqueue(sroce_wq);
+}
+
+/*
+ * The send work: a kernel QP's doorbell (kverbs.c), or the rest of a pass
+ * that ran out of budget. It held a QP reference since it was queued.
+ */
+static void sroce_req_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, send_work);
+
+	sroce_req_run(qp, !sroce_qp_is_user(qp));
+	sroce_qp_put(qp);
+}
+
+/* Called by sroce_create_qp() for every QP. */
+void sroce_req_work_init(struct sroce_qp *qp)
+{
+	INIT_WORK(&qp->send_work, sroce_req_work);
+}
+
+/**
+ * sroce_req_defer() - leave the rest of the requester's work to the QP's
+ *	send work
+ * @qp: the QP; any context. Under sq_lock, or before destroy can start
+ *	(a kernel QP's post_send).
+ *
+ * The work holds a QP reference while it is queued. Nothing is queued
+ * once destroy has begun (qp->req.dying).
+ */
+void sroce_req_defer(struct sroce_qp *qp)
+{
+	if (READ_ONCE(qp->req.dying))
+		return;
+	kref_get(&qp->ref);
+	if (!queue_work(sroce_wq, &qp->send_work))
+		sroce_qp_put(qp);
+}
+
+/**
+ * sroce_req_work_stop() - destroy: the send work is done for good
+ * @qp: the QP; qp->req.dying is set, so nothing queues it again
+ */
+void sroce_req_work_stop(struct sroce_qp *qp)
+{
+	if (cancel_work_sync(&qp->send_work))
+		sroce_qp_put(qp);
 }
 
 /**

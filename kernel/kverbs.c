@@ -13,15 +13,14 @@
  * Kernel consumers post from any context, the MAD layer with interrupts
  * off, while the requester sleeps to allocate and takes the QP's locks
  * with bottom halves off. So posting only fills the ring under the leaf
- * lock post_lock and queues the QP's send_work, holding a QP reference,
- * which rings the doorbell (sroce_req_doorbell()) in process context:
- * destroy_qp waits for that reference like for any other.
+ * lock post_lock and queues the QP's send work (doorbell.c), holding a QP
+ * reference, which rings the doorbell in process context: destroy_qp
+ * stops it before it waits for the references.
  *
  * Addresses in SGEs are kernel virtual addresses: sroce has no DMA device,
  * so ib_dma_map_*() returns them (ib_uses_virt_dma()), and the PD's
  * local_dma_lkey names a DMA MR (sroce_get_dma_mr()) that covers them.
  */
-#include <linux/workqueue.h>
 #include <rdma/sroce-abi.h>
 
 #include "av.h"
@@ -33,27 +32,16 @@
 #include "req.h"
 #include "srq.h"
 
-static void sroce_kverbs_send_work(struct work_struct *work)
-{
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, send_work);
-
-	sroce_req_doorbell(qp);
-	sroce_qp_put(qp);
-}
-
 /* Called by sroce_create_qp() for every QP. */
 void sroce_kverbs_qp_init(struct sroce_qp *qp)
 {
 	spin_lock_init(&qp->post_lock);
-	INIT_WORK(&qp->send_work, sroce_kverbs_send_work);
 }
 
-/* Ring the doorbell of a kernel QP from a work item; any context. */
+/* Ring the doorbell of a kernel QP from its send work; any context. */
 static void sroce_kverbs_kick(struct sroce_qp *qp)
 {
-	kref_get(&qp->ref);
-	if (!queue_work(system_wq, &qp->send_work))
-		sroce_qp_put(qp);
+	sroce_req_defer(qp);
 }
 
 /*

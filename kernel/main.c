@@ -8,6 +8,7 @@
 
 #include "dbfile.h"
 #include "device.h"
+#include "doorbell.h"
 #include "net.h"
 #include "poll.h"
 
@@ -29,12 +30,17 @@ static int __init sroce_init(void)
 	err = sroce_poll_init();
 	if (err)
 		goto err_device;
-	err = sroce_dbfile_init();
+	err = sroce_doorbell_init();
 	if (err)
 		goto err_poll;
+	err = sroce_dbfile_init();
+	if (err)
+		goto err_doorbell;
 	rdma_link_register(&sroce_link_ops);
 	return 0;
 
+err_doorbell:
+	sroce_doorbell_exit();
 err_poll:
 	sroce_poll_exit();
 err_device:
@@ -49,6 +55,7 @@ static void __exit sroce_exit(void)
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_device_exit();
 	sroce_dbfile_exit();
+	sroce_doorbell_exit();
 	sroce_poll_exit();
 	sroce_net_exit();
 }

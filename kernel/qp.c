@@ -18,6 +18,7 @@
 #include "comp.h"
 #include "cq.h"
 #include "device.h"
+#include "doorbell.h"
 #include "kverbs.h"
 #include "mcast.h"
 #include "qp.h"
@@ -134,6 +135,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 						      struct sroce_ucontext,
 						      ibuc)->ibuc;
 	sroce_kverbs_qp_init(qp);
+	sroce_req_work_init(qp);
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->path_mtu = IB_MTU_1024;
 
@@ -599,6 +601,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
 	sroce_mcast_qp_gone(qp);
 	sroce_req_stop(qp);
+	sroce_req_work_stop(qp);
 	if (sroce_qp_connected(qp))
 		sroce_rcresp_stop(qp);
 	/* The core frees the QP on return: let lookups that found it end. */

@@ -77,8 +77,13 @@ struct sroce_qp {
 	struct sroce_resp resp;		/* RC, UC: under resp_lock */
 	struct sroce_cc_qp cc;		/* RC, UC, UD: DCQCN */
 
-	/* Kernel QPs (kverbs.c): producers of the rings, the send engine. */
+	/* Kernel QPs (kverbs.c): producers of the rings. */
 	spinlock_t post_lock;		/* leaf; any context */
+	/*
+	 * The requester in process context (doorbell.c): a kernel QP's
+	 * doorbell, and the rest of any pass that ran out of its budget.
+	 * Holds a QP reference while queued.
+	 */
 	struct work_struct send_work;
 };
 

@@ -40,6 +40,9 @@
  */
 #define SROCE_REQ_PROBE_DIV	4
 
+/* An RC QP's window goes out in one pass (doorbell.h). */
+static_assert(SROCE_REQ_BUDGET >= SROCE_RC_WINDOW_MAX);
+
 /* A send WQE copied out of the ring, never read twice from there. */
 struct sroce_swqe {
 	struct sroce_send_wqe w;
@@ -224,14 +227,16 @@ int sroce_req_ud_init(struct sroce_qp *qp)
 
 /*
  * Send the posted WQEs of a UD or GSI QP, as far as a UD QP's pacer lets
- * it (it resumes the rest); sq_lock held, bottom halves off. Return: false
- * when the QP must go to error.
+ * it (it resumes the rest) and SROCE_REQ_BUDGET at most (the send work
+ * sends the rest); sq_lock held, bottom halves off. Return: false when
+ * the QP must go to error.
  */
 static bool sroce_req_ud(struct sroce_qp *qp)
 {
 	bool paced = sroce_qp_has_cc(qp);
 	struct sroce_swqe *s = qp->req.ud;
 	int n = sroce_queue_pending(&qp->sq);
+	unsigned int sent = 0;
 
 	if (n < 0)
 		return false;
@@ -240,6 +245,10 @@ static bool sroce_req_ud(struct sroce_qp *qp)
 
 		if (paced && !sroce_cc_may_send(qp))
 			break;
+		if (sent++ == SROCE_REQ_BUDGET) {
+			sroce_req_defer(qp);	/* the rest, later */
+			break;
+		}
 		if (!sroce_req_fetch(qp, s))
 			status = sroce_req_ud_one(qp, s);
 		/* The slot is free before the completion says so (comp.c). */
@@ -619,7 +628,8 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_sq_wqe *e)
  * Takes new WQEs from the ring, sends packets from the cursor until the
  * window (RC: rq->window unacknowledged PSNs, a READ or a WQE at the head
  * of the queue may always start; UC has none), the READ/atomic limit or
- * a fence stops it, and keeps the ACK
+ * a fence stops it, SROCE_REQ_BUDGET packets at most (the QP's send work
+ * sends the rest: sroce_req_defer()), and keeps the ACK
  * timer running while anything is unacknowledged. On UC each WQE
  * completes when its last packet is sent. A WQE that fails locally stops
  * the requester (rq->failed); the completer completes it in its turn.
@@ -629,6 +639,7 @@ void sroce_req_send(struct sroce_qp *qp)
 	struct sroce_req *rq = &qp->req;
 	u32 mask = sroce_queue_entries(&qp->sq) - 1;
 	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
+	unsigned int sent = 0;
 
 	while (!rq->failed && !rq->rnr_wait &&
 	       READ_ONCE(qp->state) == IB_QPS_RTS) {
@@ -656,6 +667,10 @@ void sroce_req_send(struct sroce_qp *qp)
 		}
 		if (!sroce_req_may_send(qp, e) || !sroce_cc_may_send(qp))
 			break;
+		if (sent++ == SROCE_REQ_BUDGET) {
+			sroce_req_defer(qp);	/* the rest, later */
+			break;
+		}
 
 		status = sroce_req_packet(qp, rq->cur, e, rq->cur_pkt);
 		if (status != IB_WC_SUCCESS) {
