@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# t-races.sh: a QP's owner changes its state and attributes under its
+# engines: c/races.c's cases (a responder moved to RESET or ERROR while it
+# answers a READ sends nothing more; READs in flight while the responder's
+# path MTU and responder resources change, round after round; paced
+# datagrams while address handles come and go on the same CPU), each a
+# case here, and its exit status; then nothing is left on the devices.
+# Both devices' rates are capped (cc/rpg_max_rate) so that what they
+# send is paced: h2's READ responses (a READ of 64 MiB lasts seconds, and
+# the pacer's timer is armed when the state changes) and h1's datagrams
+# (sent from the pacer's softirq while the test churns address handles).
+here=$(dirname "$(readlink -f "$0")")
+. "$here/ktap.sh"
+. "$here/lib.sh"
+
+bin=$(readlink -f "$here/../build/selftests")
+ktap_require root cmd:rdma module:sroce module:veth
+if [ ! -x "$bin/races" ]; then
+	echo "KTAP version 1"
+	echo "1..0 # SKIP no $bin/races: make -C selftests all"
+	exit 4
+fi
+
+hosts_create 2
+sroce_add 1
+sroce_add 2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"; hosts_cleanup' EXIT
+resources_mark 1 2
+
+echo 200 >/sys/class/infiniband/sroce_h1/cc/rpg_max_rate
+echo 200 >/sys/class/infiniband/sroce_h2/cc/rpg_max_rate
+timeout 900 "$bin/races" >"$tmp/races" 2>&1
+rc=$?
+n=$(ktap_planned_in "$tmp/races")
+ktap_plan $((${n:-0} + 2))
+ktap_relay races "$tmp/races"
+ktap_check "races exited 0 (it said: $rc)" test "$rc" = 0
+ktap_check "no PD, CQ, QP or MR left on the sroce devices" resources_back 1 2
+ktap_finish
