@@ -309,8 +309,11 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 		qp->req.head = qp->sq.index;
 		qp->req.cur = qp->sq.index;
 		qp->req.failed = false;
-		qp->resp.have_wqe = false;
 	}
+	spin_lock(&qp->resp_lock);
+	if (sroce_qp_connected(qp))
+		sroce_rcresp_reset(qp);
+	spin_unlock(&qp->resp_lock);
 	spin_lock(&qp->rq_lock);
 	if (!qp->ibqp.srq) {
 		n = sroce_queue_pending(&qp->rq);
@@ -442,21 +445,27 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	return 0;
 }
 
+/*
+ * The engines read the attributes under their own locks (sq_lock, the
+ * requester's; resp_lock, the responder's): change them under both, so
+ * that a pass sees one set or the other, never half of each. @rtr: the
+ * QP enters RTR, and a connected QP takes its path MTU (its port's
+ * active MTU at most) from here on.
+ */
 static void sroce_qp_apply_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
-				int mask, const struct sroce_av *av)
+				int mask, const struct sroce_av *av, bool rtr)
 {
+	struct net_device *ndev = to_sdev(qp->ibqp.device)->ndev;
+
+	spin_lock(&qp->sq_lock);
+	spin_lock(&qp->resp_lock);
 	if (mask & IB_QP_QKEY)
-		qp->qkey = attr->qkey;
+		WRITE_ONCE(qp->qkey, attr->qkey);
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->access = attr->qp_access_flags;
 	if (mask & IB_QP_AV) {
-		/* The engines send, and cache the route, under their locks. */
-		spin_lock(&qp->sq_lock);
-		spin_lock(&qp->resp_lock);
 		qp->av = *av;
 		sroce_route_reset(qp);
-		spin_unlock(&qp->resp_lock);
-		spin_unlock(&qp->sq_lock);
 	}
 	if (mask & IB_QP_PATH_MTU)
 		qp->path_mtu = attr->path_mtu;
@@ -478,6 +487,11 @@ static void sroce_qp_apply_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_DEST_QPN)
 		qp->dest_qpn = attr->dest_qp_num;
+	if (rtr && sroce_qp_connected(qp))
+		qp->mtu = ib_mtu_enum_to_int(min(qp->path_mtu,
+						 sroce_active_mtu(ndev)));
+	spin_unlock(&qp->resp_lock);
+	spin_unlock(&qp->sq_lock);
 }
 
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -486,7 +500,6 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct sroce_qp *qp = to_sqp(ibqp);
 	enum ib_qp_state cur, new;
 	bool last_wqe = false;
-	struct net_device *ndev;
 	struct sroce_av av;
 	int err;
 
@@ -506,14 +519,11 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto out;
 
-	sroce_qp_apply_attr(qp, attr, mask, &av);
+	sroce_qp_apply_attr(qp, attr, mask, &av,
+			    cur == IB_QPS_INIT && new == IB_QPS_RTR);
 	if (sroce_qp_connected(qp) && cur == IB_QPS_INIT &&
-	    new == IB_QPS_RTR) {
-		ndev = to_sdev(ibqp->device)->ndev;
-		qp->mtu = ib_mtu_enum_to_int(min(qp->path_mtu,
-						 sroce_active_mtu(ndev)));
+	    new == IB_QPS_RTR)
 		sroce_rcresp_start(qp);
-	}
 	if (sroce_qp_has_cc(qp) && cur == IB_QPS_INIT && new == IB_QPS_RTR)
 		sroce_cc_qp_start(qp);
 	if (sroce_qp_connected(qp) && cur == IB_QPS_RTR &&

@@ -73,7 +73,7 @@ bool sroce_rcread_burst(struct sroce_qp *qp)
 		}
 	}
 	for (; rd->k < end; rd->k++) {
-		u32 paylen = sroce_rc_payload(rd->len, qp->mtu, rd->k);
+		u32 paylen = sroce_rc_payload(rd->len, rd->mtu, rd->k);
 		struct sroce_bth bth = {
 			.pkey = IB_DEFAULT_PKEY_FULL,
 			.dqpn = qp->dest_qpn,
@@ -156,6 +156,7 @@ void sroce_rcread_start(struct sroce_qp *qp, u32 psn, u64 va, u32 rkey,
 		.va = va,
 		.rkey = rkey,
 		.len = len,
+		.mtu = qp->mtu,
 		.n = sroce_rc_npkts(len, qp->mtu),
 	};
 	paced = sroce_rcread_burst(qp);

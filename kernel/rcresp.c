@@ -100,6 +100,20 @@ static void sroce_rcresp_abort(struct sroce_resp *rs)
 }
 
 /**
+ * sroce_rcresp_reset() - the QP enters RESET: forget what was under way
+ * @qp: the QP; qp->lock and resp_lock held
+ *
+ * A READ being answered sends nothing more, the requests behind it are
+ * dropped, and a receive WQE a SEND was placing into is discarded with
+ * the rest of the ring.
+ */
+void sroce_rcresp_reset(struct sroce_qp *qp)
+{
+	sroce_rcresp_abort(&qp->resp);
+	qp->resp.have_wqe = false;
+}
+
+/**
  * sroce_rcresp_start() - the QP enters RTR: expect rq_psn
  * @qp: the QP; qp->lock held
  */
@@ -659,14 +673,17 @@ void sroce_rcresp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 	int event;
 	bool err;
 
+	spin_lock(&qp->resp_lock);
+	/*
+	 * Under the lock: modify_qp changes what the responder uses, and
+	 * RESET stops it, under this lock too.
+	 */
 	if (!sroce_rcresp_state_ok(qp)) {
+		spin_unlock(&qp->resp_lock);
 		if (sroce_rcv_crc_late(sdev, skb, pkt))
 			sroce_count(&sdev->counters, SROCE_CNT_RX_QP_STATE);
 		return;
 	}
-	if (READ_ONCE(qp->streak))
-		WRITE_ONCE(qp->streak, 0);	/* its peer talks: no stream */
-	spin_lock(&qp->resp_lock);
 	/*
 	 * The ICRC may wait for the copy only for the very packet the
 	 * responder expects next, taken now: the PSN check then changes
@@ -682,6 +699,8 @@ void sroce_rcresp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 		checked.crc_due = false;
 		pkt = &checked;
 	}
+	if (READ_ONCE(qp->streak))
+		WRITE_ONCE(qp->streak, 0);	/* its peer talks: no stream */
 	/*
 	 * Behind a READ being answered, requests wait in line; but a READ
 	 * asked for again (the requester timed out or lost a response) is

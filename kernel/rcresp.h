@@ -36,12 +36,17 @@ struct sroce_res {
 	u64 orig;			/* atomic: the value it returned */
 };
 
-/* An RDMA READ being answered: its responses from packet @k on. */
+/*
+ * An RDMA READ being answered: its responses from packet @k on. Fixed when
+ * it starts (the path MTU too), so that nothing modify_qp changes later
+ * moves its checked range.
+ */
 struct sroce_rd {
 	u32 psn;			/* of the first response */
 	u64 va;
 	u32 rkey;
 	u32 len;
+	u32 mtu;			/* path MTU in bytes */
 	u32 k;				/* next response to send */
 	u32 n;				/* responses in all; k == n: none */
 };
@@ -82,6 +87,7 @@ struct sroce_resp {
 
 int sroce_rcresp_init(struct sroce_qp *qp);
 void sroce_rcresp_cleanup(struct sroce_qp *qp);
+void sroce_rcresp_reset(struct sroce_qp *qp);
 void sroce_rcresp_start(struct sroce_qp *qp);
 void sroce_rcresp_stop(struct sroce_qp *qp);
 void sroce_rcresp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
