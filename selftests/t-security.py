@@ -180,6 +180,20 @@ def _():
            e.IBV_WC_REM_ACCESS_ERR)
 
 
+@t.case('keys do not follow one another: 64 MRs in a row, random key bytes')
+def _():
+    ms = [MR(pd, 4096, ACC) for _ in range(64)]
+    try:
+        low = [m.rkey & 0xff for m in ms]
+        steps = {(b - a) & 0xff for a, b in zip(low, low[1:])}
+        # A counter gives one step; 64 random bytes, about 56 values.
+        assert len(steps) > 8 and len(set(low)) > 24, \
+            f'the key bytes follow a pattern: {low}'
+    finally:
+        for m in ms:
+            m.close()
+
+
 UNPRIV = f'''
 import sys
 sys.path.insert(0, sys.argv[1])
