@@ -6,7 +6,10 @@
  * attributes) and the destination GID, IPv4-mapped or IPv6. Only RoCE v2
  * GIDs are accepted. Address handles are numbered in the device's ah_xa,
  * so a UD send WQE in a user ring names one by number, and the kernel
- * checks that it is in the QP's PD.
+ * checks that it is in the QP's PD. The table's lock is only ever taken
+ * by create_ah and destroy_ah, in process context (interrupts may be off:
+ * the IB CM creates AHs under a lock that disables them); the requester
+ * looks numbers up under RCU, in softirq too.
  */
 #include <linux/etherdevice.h>
 #include <linux/xarray.h>
@@ -69,28 +72,40 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct sroce_ah *ah = to_sah(ibah);
 	struct sroce_create_ah_resp resp = {};
 	gfp_t gfp = init->flags & RDMA_CREATE_AH_SLEEPABLE ?
-		    GFP_KERNEL : GFP_ATOMIC;
+		    GFP_KERNEL_ACCOUNT : GFP_ATOMIC;
+	struct sroce_ah_path *path;
 	int err;
 
 	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
-	err = sroce_av_from_attr(&ah->av, init->ah_attr);
+	path = kzalloc(sizeof(*path), gfp);
+	if (!path)
+		return -ENOMEM;
+	path->pd = ibah->pd;
+	err = sroce_av_from_attr(&path->av, init->ah_attr);
 	if (err)
-		return err;
-	err = xa_alloc_cyclic(&sdev->ah_xa, &ah->num, ah,
+		goto err_free;
+	err = xa_alloc_cyclic(&sdev->ah_xa, &ah->num, path,
 			      XA_LIMIT(1, SROCE_MAX_AH), &sdev->ah_next, gfp);
-	if (err < 0)
-		return err == -EBUSY ? -ENOMEM : err;
+	if (err < 0) {
+		err = err == -EBUSY ? -ENOMEM : err;
+		goto err_free;
+	}
+	ah->path = path;
 
 	if (udata) {
 		resp.ah = ah->num;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err) {
 			xa_erase(&sdev->ah_xa, ah->num);
-			return err;
+			goto err_free;
 		}
 	}
 	return 0;
+
+err_free:
+	kfree(path);	/* never found: it was not, or not yet, in the table */
+	return err;
 }
 
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
@@ -98,12 +113,38 @@ int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct sroce_ah *ah = to_sah(ibah);
 
 	xa_erase(&to_sdev(ibah->device)->ah_xa, ah->num);
+	kfree_rcu(ah->path, rcu);	/* a sender may be looking at it */
 	return 0;
 }
 
 int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
-	sroce_av_to_attr(&to_sah(ibah)->av, attr);
+	sroce_av_to_attr(&to_sah(ibah)->path->av, attr);
 	return 0;
+}
+
+/**
+ * sroce_ah_find() - the path of AH number @num, if it is in @pd
+ * @sdev: the device
+ * @num: the AH's number, from a UD send WQE
+ * @pd: the sending QP's PD
+ * @av: the path, copied
+ *
+ * Any context (RCU). Return: true if found.
+ */
+bool sroce_ah_find(struct sroce_dev *sdev, u32 num, const struct ib_pd *pd,
+		   struct sroce_av *av)
+{
+	const struct sroce_ah_path *path;
+	bool found = false;
+
+	rcu_read_lock();
+	path = xa_load(&sdev->ah_xa, num);
+	if (path && path->pd == pd) {
+		*av = path->av;
+		found = true;
+	}
+	rcu_read_unlock();
+	return found;
 }

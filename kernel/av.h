@@ -20,10 +20,23 @@ struct sroce_av {
 	u8 dmac[ETH_ALEN];
 };
 
+/*
+ * What a UD send needs of an AH: its PD and its path. The device's ah_xa
+ * holds these, found by number under RCU only (sroce_ah_find()), from a
+ * doorbell or from the pacer's softirq; they are freed a grace period
+ * after the AH leaves the table. The AH itself the core frees as soon as
+ * destroy_ah returns.
+ */
+struct sroce_ah_path {
+	const struct ib_pd *pd;
+	struct sroce_av av;
+	struct rcu_head rcu;
+};
+
 struct sroce_ah {
 	struct ib_ah ibah;
-	struct sroce_av av;
-	u32 num;			/* index in the device's ah_xa */
+	struct sroce_ah_path *path;	/* in the device's ah_xa */
+	u32 num;			/* its index there */
 };
 
 static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
@@ -40,5 +53,9 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata);
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
 int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+
+struct sroce_dev;
+bool sroce_ah_find(struct sroce_dev *sdev, u32 num, const struct ib_pd *pd,
+		   struct sroce_av *av);
 
 #endif /* SROCE_AV_H */

@@ -136,23 +136,6 @@ static enum ib_wc_status sroce_req_gather(struct sroce_qp *qp, u32 idx,
 	return err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 }
 
-/* The AV of AH number @num if it is in the QP's PD. */
-static bool sroce_req_ah(struct sroce_qp *qp, u32 num, struct sroce_av *av)
-{
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	struct sroce_ah *ah;
-	bool found = false;
-
-	xa_lock(&sdev->ah_xa);
-	ah = xa_load(&sdev->ah_xa, num);
-	if (ah && ah->ibah.pd == qp->ibqp.pd) {
-		*av = ah->av;
-		found = true;
-	}
-	xa_unlock(&sdev->ah_xa);
-	return found;
-}
-
 /* One UD SEND (with immediate): IB_WC_SUCCESS or the error status. */
 static enum ib_wc_status sroce_req_ud_one(struct sroce_qp *qp,
 					  const struct sroce_swqe *s)
@@ -170,7 +153,7 @@ static enum ib_wc_status sroce_req_ud_one(struct sroce_qp *qp,
 
 	if (s->w.opcode != IB_UVERBS_WR_SEND && !imm)
 		return IB_WC_LOC_QP_OP_ERR;
-	if (!sroce_req_ah(qp, s->w.wr.ud.ah, &av))
+	if (!sroce_ah_find(sdev, s->w.wr.ud.ah, qp->ibqp.pd, &av))
 		return IB_WC_LOC_QP_OP_ERR;
 	if (len > ib_mtu_enum_to_int(sroce_active_mtu(sdev->ndev)))
 		return IB_WC_LOC_LEN_ERR;
