@@ -37,7 +37,6 @@ struct sroce_dev {
 	u32 qp_next;
 	struct xarray mr_xa;		/* by key >> 8 */
 	u32 mr_next;
-	atomic_t mr_gen;		/* low byte of the next key */
 	struct xarray ah_xa;		/* by AH number */
 	u32 ah_next;
 	struct xarray cq_xa;		/* user CQs, by number (dbfile.c) */

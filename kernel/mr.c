@@ -2,14 +2,17 @@
 /*
  * mr.c: memory regions.
  *
- * Keys: lkey == rkey == index << 8 | generation, where index is the MR's
- * slot in the device's xarray and the generation byte changes with every
- * registration, so a key that outlives its MR finds nothing or a slot with
- * another key. Engines find MRs with sroce_mr_get() (RCU lookup, kref);
+ * Keys: lkey == rkey == index << 8 | key byte, where index is the MR's
+ * slot in the device's xarray (handed out cyclically: a slot is taken
+ * again only after the other 2^24 - 1 have been) and the key byte is
+ * random, as rxe's, so a key cannot be guessed from an earlier one and a
+ * key that outlives its MR finds nothing, or a slot with another key but
+ * one time in 256. Engines find MRs with sroce_mr_get() (RCU lookup, kref);
  * deregistration removes the key first, then waits for those references
  * to go, so once ibv_dereg_mr() returns no packet can touch the memory.
  */
 #include <linux/highmem.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
@@ -57,7 +60,7 @@ static void sroce_mr_unpin(struct sroce_mr *mr)
 static int sroce_mr_add_key(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
 	u32 index;
-	u8 gen;
+	u8 byte;
 	int err;
 
 	if (atomic_inc_return(&sdev->num_mr) > SROCE_MAX_MR) {
@@ -71,8 +74,8 @@ static int sroce_mr_add_key(struct sroce_dev *sdev, struct sroce_mr *mr)
 		atomic_dec(&sdev->num_mr);
 		return err;
 	}
-	gen = (u8)atomic_inc_return(&sdev->mr_gen);
-	mr->ibmr.lkey = sroce_mr_key(index, gen);
+	byte = get_random_u8();
+	mr->ibmr.lkey = sroce_mr_key(index, byte);
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	return 0;
 }
