@@ -21,6 +21,16 @@ KIND: good        RC SEND ONLY, 8 bytes, correct ICRC
       garbage     COUNT datagrams of random length and bytes
       mad-long    UD SEND ONLY to QP1 with the GSI Q_Key, 300 bytes: longer
                   than any MAD
+      pkey        good, but the BTH's P_Key is 0x1234, not the default
+                  partition's
+      pkey-limited  good, with P_Key 0x7fff: the default partition's
+                  limited member
+      ud          UD SEND ONLY to QP 0x123, Q_Key 0x1234, 8 bytes
+      ud-long     the same with 4100 bytes: longer than any path MTU
+      ud-ce[:QPN:QKEY]  a CE-marked UD SEND ONLY (to QP 0x123, Q_Key
+                  0x1234 unless given, both in hex)
+      frag        good, sent as two IP fragments (IPv4, or IPv6 with a
+                  fragment header)
 """
 import ipaddress
 import os
@@ -67,8 +77,9 @@ def icrc(ip, udp, transport):
     return struct.pack('<I', zlib.crc32(b'\xff' * 8 + ip + u + t))
 
 
-def bth(opcode=0x04, pad=0, tver=0, dqpn=0x100, psn=1, fecn=0, becn=0):
-    return struct.pack('!BBHBBHBBH', opcode, (pad << 4) | tver, 0xffff,
+def bth(opcode=0x04, pad=0, tver=0, dqpn=0x100, psn=1, fecn=0, becn=0,
+        pkey=0xffff):
+    return struct.pack('!BBHBBHBBH', opcode, (pad << 4) | tver, pkey,
                        (fecn << 7) | (becn << 6), dqpn >> 16,
                        dqpn & 0xffff, 0, psn >> 16, psn & 0xffff)
 
@@ -117,6 +128,27 @@ class Packet:
         udp = self.udp(self.transport + icrc, self.v6)
         etype = 0x86dd if self.v6 else 0x0800
         return dmac + smac + struct.pack('!H', etype) + self.ip(udp) + udp
+
+    def fragments(self, dmac, smac, icrc):
+        """The frame's IP datagram as two fragments: its first 16 bytes of
+        UDP, then the rest."""
+        udp = self.udp(self.transport + icrc, self.v6)
+        eth = dmac + smac + struct.pack('!H', 0x86dd if self.v6 else 0x0800)
+        out = []
+        for off, part, more in ((0, udp[:16], 1), (2, udp[16:], 0)):
+            if self.v6:
+                frag = struct.pack('!BBHI', 17, 0, off << 3 | more, 0x5eed)
+                hdr = struct.pack('!IHBB', 6 << 28, 8 + len(part), 44,
+                                  self.ttl) + \
+                    self.src.packed + self.dst.packed + frag
+            else:
+                hdr = struct.pack('!BBHHHBBH4s4s', 0x45, self.tos,
+                                  20 + len(part), 0x5eed, more << 13 | off,
+                                  self.ttl, 17, 0, self.src.packed,
+                                  self.dst.packed)
+                hdr = hdr[:10] + struct.pack('!H', csum16(hdr)) + hdr[12:]
+            out.append(eth + hdr + part)
+        return out
 
 
 class PcapWriter:
@@ -179,6 +211,24 @@ def main():
             p.transport = bth(opcode=0x64, dqpn=1) + deth(0x80010000, 1) + \
                 bytes(300)
             icrc = p.icrc()
+        elif kind in ('pkey', 'pkey-limited'):
+            p.transport = bth(pkey=0x1234 if kind == 'pkey' else 0x7fff) + \
+                payload
+            icrc = p.icrc()
+        elif kind in ('ud', 'ud-long') or kind.startswith('ud-ce'):
+            dqpn, qkey = 0x123, 0x1234
+            if kind.startswith('ud-ce:'):
+                dqpn, qkey = (int(x, 16) for x in kind.split(':')[1:3])
+            n = 4100 if kind == 'ud-long' else 8
+            p.transport = bth(opcode=0x64, dqpn=dqpn) + deth(qkey, 0x42) + \
+                bytes(n)
+            if kind.startswith('ud-ce'):
+                p.tos = 0x03
+            icrc = p.icrc()
+        elif kind == 'frag':
+            for f in p.fragments(dmac, smac, p.icrc()):
+                s.send(f)
+            continue
         elif kind == 'garbage':
             n = rnd.randrange(0, 200)
             p.transport = bytes(rnd.randrange(256) for _ in range(n))

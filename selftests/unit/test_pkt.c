@@ -98,6 +98,38 @@ static void test_accepts(void)
  * Every opcode byte, length 0..80 and pad 0..3: an accepted packet's parts
  * add up to its length, and acceptance matches the rules restated here.
  */
+/*
+ * The BTH's P_Key: sroce's port has only the default partition (IBTA
+ * 10.9.1), so only its full (0xffff) and limited (0x7fff) members pass.
+ */
+static void test_pkey(void)
+{
+	static const struct {
+		u16 pkey;
+		bool ok;
+	} t[] = {
+		{ 0xffff, true }, { 0x7fff, true },
+		{ 0x0000, false }, { 0x8000, false }, { 0x1234, false },
+		{ 0xfffe, false }, { 0x7ffe, false }, { 0x8001, false },
+	};
+	struct sroce_bth bth = {
+		.opcode = SROCE_RC_SEND_ONLY, .dqpn = 0x11, .psn = 0x22,
+	};
+	u8 p[16] = { 0 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		struct sroce_pkt pkt;
+		enum sroce_pkt_err err;
+
+		bth.pkey = t[i].pkey;
+		sroce_bth_encode(&bth, p);
+		err = sroce_pkt_parse(p, sizeof(p), &pkt);
+		CHECKF((err == SROCE_PKT_OK) == t[i].ok,
+		       "P_Key 0x%04x: %d", t[i].pkey, err);
+	}
+}
+
 static void test_sweep(void)
 {
 	unsigned int op, pad;
@@ -136,6 +168,7 @@ static void test_sweep(void)
 static const struct ktap_case cases[] = {
 	{ "pkt_refusals", test_refusals },
 	{ "pkt_accepts", test_accepts },
+	{ "pkt_pkey_default_partition_only", test_pkey },
 	{ "pkt_sweep_all_opcodes_lengths_pads", test_sweep },
 };
 

@@ -457,6 +457,55 @@ static void test_resp_check(void)
 	}
 }
 
+/*
+ * A SEND may not exceed 2^31 bytes (IBTA 9.4: the largest message), any
+ * more than a WRITE or a READ: the responder's count of what it placed
+ * must never wrap. A SEND of exactly 2^31 bytes at PMTU 1024 is a FIRST,
+ * 2^21 - 2 MIDDLEs and a full LAST; one byte more is invalid.
+ */
+static void test_resp_send_max(void)
+{
+	enum { MIDDLES = (1u << 21) - 2 };
+	struct sroce_rc_resp_msg msg = { NONE, 0 };
+	struct sroce_pkt p;
+	u32 i, psn = 0;
+	int v;
+
+	p = mkpkt(SROCE_RC_SEND_FIRST, psn++, 1024, false);
+	CHECK_EQ(sroce_rc_resp_check(&msg, &p, 0, 1024, SROCE_QPT_RC),
+		 SROCE_RC_REQ_OK);
+	sroce_rc_resp_accept(&msg, &p, 0, 1024);
+	p = mkpkt(SROCE_RC_SEND_MIDDLE, 0, 1024, false);
+	for (i = 0; i < MIDDLES; i++) {
+		v = sroce_rc_resp_check(&msg, &p, 0, 1024, SROCE_QPT_RC);
+		if (!CHECKF(v == SROCE_RC_REQ_OK, "MIDDLE %u: %d", i, v))
+			return;
+		sroce_rc_resp_accept(&msg, &p, 0, 1024);
+	}
+	/* 2^31 - 1024 placed: a full LAST ends exactly at 2^31 ... */
+	p = mkpkt(SROCE_RC_SEND_LAST, 0, 1024, false);
+	CHECK_EQ(sroce_rc_resp_check(&msg, &p, 0, 1024, SROCE_QPT_RC),
+		 SROCE_RC_REQ_OK);
+	/* ... one more MIDDLE leaves no room for any LAST */
+	p = mkpkt(SROCE_RC_SEND_MIDDLE, 0, 1024, false);
+	CHECK_EQ(sroce_rc_resp_check(&msg, &p, 0, 1024, SROCE_QPT_RC),
+		 SROCE_RC_REQ_OK);
+	sroce_rc_resp_accept(&msg, &p, 0, 1024);
+	p = mkpkt(SROCE_RC_SEND_LAST, 0, 1, false);
+	CHECK_EQ(sroce_rc_resp_check(&msg, &p, 0, 1024, SROCE_QPT_RC),
+		 SROCE_RC_REQ_NAK_INVALID);
+	p = mkpkt(SROCE_RC_SEND_MIDDLE, 0, 1024, false);
+	CHECK_EQ(sroce_rc_resp_check(&msg, &p, 0, 1024, SROCE_QPT_RC),
+		 SROCE_RC_REQ_NAK_INVALID);
+	CHECK_EQ(sroce_rc_resp_check(&msg, &p, 0, 1024, SROCE_QPT_UC),
+		 SROCE_RC_REQ_DROP);
+	/* a new message starts from nothing */
+	msg = (struct sroce_rc_resp_msg){ NONE, 0 };
+	p = mkpkt(SROCE_RC_SEND_ONLY, 0, 1024, false);
+	CHECK_EQ(sroce_rc_resp_check(&msg, &p, 0, 1024, SROCE_QPT_RC),
+		 SROCE_RC_REQ_OK);
+}
+
 static void test_resp_accept(void)
 {
 	struct sroce_rc_resp_msg msg = { NONE, 0 };
@@ -694,6 +743,7 @@ static const struct ktap_case cases[] = {
 	{ "rc_resp_psn", test_resp_psn_table },
 	{ "rc_resp_psn_nak_once", test_resp_psn_nak_once },
 	{ "rc_resp_check", test_resp_check },
+	{ "rc_resp_send_max_2_31", test_resp_send_max },
 	{ "rc_resp_accept", test_resp_accept },
 	{ "rc_access", test_access },
 	{ "rc_ack_now", test_ack_now },
