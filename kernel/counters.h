@@ -14,13 +14,17 @@ enum sroce_counter {
 	SROCE_CNT_RX_BAD_TVER,		/* transport version not 0 */
 	SROCE_CNT_RX_BAD_OPCODE,	/* opcode we do not know */
 	SROCE_CNT_RX_BAD_LENGTH,	/* payload and pad do not add up */
-	SROCE_CNT_RX_BAD_IP,		/* IPv4 options, IPv6 extensions */
+	SROCE_CNT_RX_BAD_IP,		/* IPv4 options, IPv6 extensions,
+					 * IP fragments
+					 */
+	SROCE_CNT_RX_BAD_PKEY,		/* not the default partition */
 	SROCE_CNT_RX_ICRC_ERR,		/* ICRC mismatch */
 	SROCE_CNT_RX_NO_QP,		/* no such QP, or not of that type */
 	SROCE_CNT_RX_QP_STATE,		/* QP not ready to receive */
 	SROCE_CNT_RX_QKEY,		/* UD: Q_Key violation */
 	SROCE_CNT_RX_NO_WQE,		/* no receive WQE posted */
 	SROCE_CNT_RX_MAD_LENGTH,	/* QP1: longer than a MAD */
+	SROCE_CNT_RX_UD_LENGTH,		/* UD: longer than the path MTU */
 	SROCE_CNT_RX_UNHANDLED,		/* valid, but not handled yet */
 	SROCE_CNT_RX_BAD_ADDR,		/* connected QP: not from its peer */
 	SROCE_CNT_RX_BACKLOG,		/* responder busy, its queue full */
@@ -35,6 +39,7 @@ enum sroce_counter {
 	SROCE_CNT_RC_RETRY_EXC,		/* WQEs failed: retries exhausted */
 	SROCE_CNT_NP_ECN_MARKED,	/* CE-marked packets received */
 	SROCE_CNT_NP_CNP_SENT,		/* CNPs sent */
+	SROCE_CNT_NP_CNP_LIMITED,	/* not sent: too many to UD sources */
 	SROCE_CNT_RP_CNP_HANDLED,	/* CNPs that reached a rate control */
 	SROCE_CNT_RP_CNP_IGNORED,	/* CNPs for no rate control */
 	SROCE_CNT_RP_RATE_CUTS,		/* rate cuts made */

@@ -128,8 +128,7 @@ void sroce_rcresp_start(struct sroce_qp *qp)
 	rs->owed = false;
 	rs->nak_sent = false;
 	rs->have_wqe = false;
-	rs->msg.opcode = SROCE_OPCODE_NONE;
-	rs->msg.resid = 0;
+	sroce_rc_resp_msg_reset(&rs->msg);
 	rs->recv_off = 0;
 	rs->res_next = 0;
 	memset(rs->res, 0, SROCE_MAX_RD_ATOMIC * sizeof(*rs->res));
@@ -555,8 +554,7 @@ static bool sroce_rcresp_psn(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		if (pkt->bth.psn == rs->epsn)
 			return true;
 		/* Packets were lost: the message in progress is gone. */
-		rs->msg.opcode = SROCE_OPCODE_NONE;
-		rs->msg.resid = 0;
+		sroce_rc_resp_msg_reset(&rs->msg);
 		if (!(pkt->flags & SROCE_OPF_FIRST))
 			return false;
 		rs->epsn = pkt->bth.psn;
@@ -632,8 +630,7 @@ static bool sroce_rcresp_take(struct sroce_dev *sdev, struct sroce_qp *qp,
 					 NULL);
 		} else {
 			/* UC: the message is dropped; so is its rest. */
-			rs->msg.opcode = SROCE_OPCODE_NONE;
-			rs->msg.resid = 0;
+			sroce_rc_resp_msg_reset(&rs->msg);
 		}
 		return false;
 	default:
@@ -641,8 +638,7 @@ static bool sroce_rcresp_take(struct sroce_dev *sdev, struct sroce_qp *qp,
 	}
 	if (!rc) {
 		/* UC: drop the message, unless its receive WQE failed. */
-		rs->msg.opcode = SROCE_OPCODE_NONE;
-		rs->msg.resid = 0;
+		sroce_rc_resp_msg_reset(&rs->msg);
 		if (rr != SROCE_RR_OP && !(rr == SROCE_RR_INVALID &&
 					   (pkt->flags & SROCE_OPF_SEND)))
 			return false;

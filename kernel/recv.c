@@ -16,7 +16,10 @@
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/ip.h>
 #include <net/ipv6.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
 
 #include "core/icrc.h"
 #include "core/opcode.h"
@@ -34,17 +37,50 @@
 
 /*
  * The ICRC covers the IP header as the core knows it: IPv4 without
- * options, IPv6 without extension headers, directly followed by UDP.
+ * options, IPv6 without extension headers, directly followed by UDP. And
+ * a RoCE packet is never fragmented (its senders set DF, and no RoCE NIC
+ * reassembles): one the IP layer put together from fragments (@net: it
+ * came from the network, whose IP layer noted that) is refused too.
  */
-static bool sroce_rcv_ip_ok(struct sk_buff *skb, bool ipv6)
+static bool sroce_rcv_ip_ok(struct sk_buff *skb, bool ipv6, bool net)
 {
 	unsigned int want = ipv6 ? sizeof(struct ipv6hdr) :
 			    sizeof(struct iphdr);
 
 	if (skb_transport_header(skb) - skb_network_header(skb) != want)
 		return false;
+	if (net && (ipv6 ? IP6CB(skb)->frag_max_size :
+			   IPCB(skb)->frag_max_size))
+		return false;
 	return ipv6 ? ipv6_hdr(skb)->nexthdr == IPPROTO_UDP :
 		      ip_hdr(skb)->ihl == 5;
+}
+
+/*
+ * Is the packet's destination one of the device's own addresses (a RoCE
+ * v2 GID of its port), or a multicast group? The IP layer delivers to the
+ * port whatever arrives for any address of the host; a connected QP
+ * checks its own (sroce_rcv_addr_ok()), a UD QP has none to check.
+ */
+static bool sroce_rcv_dst_ours(struct sroce_dev *sdev,
+			       const struct sk_buff *skb)
+{
+	const struct ib_gid_attr *attr;
+	union ib_gid gid;
+
+	if (skb->protocol == htons(ETH_P_IPV6))
+		memcpy(&gid, &ipv6_hdr(skb)->daddr, sizeof(gid));
+	else
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)&gid);
+	if (rdma_is_multicast_addr((struct in6_addr *)&gid))
+		return true;
+	attr = rdma_find_gid_by_port(&sdev->ibdev, &gid,
+				     IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
+	if (IS_ERR(attr))
+		return false;
+	rdma_put_gid_attr(attr);
+	return true;
 }
 
 static enum sroce_counter sroce_pkt_counter(enum sroce_pkt_err err)
@@ -56,6 +92,8 @@ static enum sroce_counter sroce_pkt_counter(enum sroce_pkt_err err)
 		return SROCE_CNT_RX_BAD_OPCODE;
 	case SROCE_PKT_BAD_LENGTH:
 		return SROCE_CNT_RX_BAD_LENGTH;
+	case SROCE_PKT_BAD_PKEY:
+		return SROCE_CNT_RX_BAD_PKEY;
 	default:
 		return SROCE_CNT_RX_SHORT;
 	}
@@ -120,12 +158,34 @@ static void sroce_rcv_cnp(struct sroce_dev *sdev, struct sk_buff *skb,
 
 	if (!qp)
 		sroce_count(&sdev->counters, SROCE_CNT_RX_NO_QP);
-	else if (sroce_qp_connected(qp) && !sroce_rcv_addr_ok(skb, qp))
+	else if (sroce_qp_connected(qp) ? !sroce_rcv_addr_ok(skb, qp) :
+		 !sroce_rcv_dst_ours(sdev, skb))
 		sroce_count(&sdev->counters, SROCE_CNT_RX_BAD_ADDR);
 	else
 		sroce_cc_rcv_cnp(sdev, qp);
 	if (qp)
 		sroce_qp_put(qp);
+}
+
+/*
+ * A UD SEND ONLY (with immediate): no longer than the port's path MTU (no
+ * RoCE port receives more, and a QP posting receive buffers of that size,
+ * as IPoIB-style users do, must never see one that does not fit), to an
+ * address of the device's, to one QP or a multicast group.
+ */
+static void sroce_rcv_ud(struct sroce_dev *sdev, struct sk_buff *skb,
+			 const struct sroce_pkt *pkt)
+{
+	u32 mtu = ib_mtu_enum_to_int(sroce_active_mtu(sdev->ndev));
+
+	if (pkt->paylen > mtu)
+		sroce_count(&sdev->counters, SROCE_CNT_RX_UD_LENGTH);
+	else if (!sroce_rcv_dst_ours(sdev, skb))
+		sroce_count(&sdev->counters, SROCE_CNT_RX_BAD_ADDR);
+	else if (pkt->bth.dqpn == SROCE_MCAST_QPN)
+		sroce_mcast_rcv(sdev, skb, pkt);
+	else
+		sroce_resp_ud(sdev, skb, pkt);
 }
 
 /*
@@ -273,7 +333,7 @@ static void sroce_rcv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_count(c, SROCE_CNT_RX_SHORT);
 		goto drop;
 	}
-	if (!sroce_rcv_ip_ok(skb, ipv6)) {
+	if (!sroce_rcv_ip_ok(skb, ipv6, icrc)) {
 		sroce_count(c, SROCE_CNT_RX_BAD_IP);
 		goto drop;
 	}
@@ -310,10 +370,7 @@ static void sroce_rcv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 	switch (pkt.bth.opcode) {
 	case SROCE_UD_SEND_ONLY:
 	case SROCE_UD_SEND_ONLY_IMM:
-		if (pkt.bth.dqpn == SROCE_MCAST_QPN)
-			sroce_mcast_rcv(sdev, skb, &pkt);
-		else
-			sroce_resp_ud(sdev, skb, &pkt);
+		sroce_rcv_ud(sdev, skb, &pkt);
 		break;
 	default:
 		if (pkt.flags & SROCE_OPF_CNP)

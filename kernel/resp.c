@@ -6,8 +6,10 @@
  * (or its SRQ), whose buffers get the 40-byte GRH area the verbs promise
  * (an IPv4 header sits in its last 20 bytes, as on ConnectX and rxe) and
  * then the payload. Datagrams the QP cannot take (wrong Q_Key, no WQE
- * posted, not ready) are dropped and counted, as the IBTA prescribes. A
- * CE-marked one that the QP accepts makes it send its source QP a CNP.
+ * posted, not ready) are dropped and counted, as the IBTA prescribes; one
+ * that does not fit the WQE's buffers completes it with a length error
+ * and the QP lives on. A CE-marked one that the QP accepts makes it send
+ * its source QP a CNP.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -201,7 +203,14 @@ void sroce_resp_ud_qp(struct sroce_dev *sdev, struct sroce_qp *qp,
 		cqe.wc_flags |= SROCE_WC_WITH_IMM;
 	}
 	sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, pkt->bth.se);
-	if (cqe.status != IB_WC_SUCCESS)
+	/*
+	 * A datagram that does not fit its receive buffer ends only that
+	 * WQE (IBV_WC_LOC_LEN_ERR), as on hns: the sender is anyone who can
+	 * reach the port and name the QP and its Q_Key, and must not end the
+	 * QP. A receive WQE the QP's owner broke (a bad lkey or SGE list)
+	 * moves the QP to error.
+	 */
+	if (cqe.status != IB_WC_SUCCESS && cqe.status != IB_WC_LOC_LEN_ERR)
 		sroce_qp_error(qp);
 }
 

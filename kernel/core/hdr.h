@@ -27,6 +27,13 @@
 
 /* CNP: a BTH with opcode 0x81 followed by 16 reserved (zero) bytes */
 #define SROCE_OPCODE_CNP	0x81
+
+/*
+ * P_Keys: the low 15 bits name a partition, the top bit says full (1) or
+ * limited (0) membership. RoCE ports have only the default partition.
+ */
+#define SROCE_PKEY_DEFAULT	0xffff	/* default partition, full member */
+#define SROCE_PKEY_PARTITION	0x7fff
 #define SROCE_CNP_RESV_BYTES	16
 #define SROCE_CNP_BYTES		(SROCE_BTH_BYTES + SROCE_CNP_RESV_BYTES)
 

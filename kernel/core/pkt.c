@@ -15,7 +15,9 @@
  * Checks what needs no queue pair state: lengths, transport version,
  * opcode, and that payload plus pad is a whole number of 4-byte words
  * (that is what the pad is for), with no payload where the opcode carries
- * none and no more pad than payload. The ICRC is the caller's to check.
+ * none and no more pad than payload; and the P_Key: a RoCE port has only
+ * the default partition (0xffff, IBTA 10.9.1), whose full and limited
+ * (0x7fff) members both match it. The ICRC is the caller's to check.
  *
  * Return: SROCE_PKT_OK or the reason for refusing the packet.
  */
@@ -30,6 +32,9 @@ enum sroce_pkt_err sroce_pkt_parse(const u8 *buf, size_t len,
 	sroce_bth_decode(buf, &pkt->bth);
 	if (pkt->bth.tver)
 		return SROCE_PKT_BAD_TVER;
+	if ((pkt->bth.pkey & SROCE_PKEY_PARTITION) !=
+	    (SROCE_PKEY_DEFAULT & SROCE_PKEY_PARTITION))
+		return SROCE_PKT_BAD_PKEY;
 	info = sroce_opcode_info(pkt->bth.opcode);
 	if (!info)
 		return SROCE_PKT_BAD_OPCODE;

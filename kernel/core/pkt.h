@@ -16,6 +16,7 @@ enum sroce_pkt_err {
 	SROCE_PKT_BAD_TVER,	/* transport header version is not 0 */
 	SROCE_PKT_BAD_OPCODE,	/* not an RC, UC, UD or CNP opcode */
 	SROCE_PKT_BAD_LENGTH,	/* payload and pad do not add up */
+	SROCE_PKT_BAD_PKEY,	/* not the default partition's P_Key */
 };
 
 /**

@@ -66,8 +66,10 @@ bool sroce_rc_atomic_ok(u64 va, u32 len)
  * one is) is an invalid request; FIRST and MIDDLE payloads must be exactly
  * @pmtu, LAST payloads 1..@pmtu and ONLY payloads 0..@pmtu; a WRITE's RETH
  * length must match its packets (FIRST: more than @pmtu, ONLY: the payload,
- * MIDDLE: more than @pmtu still due, LAST: exactly what is due) and neither
- * a WRITE nor a READ may exceed 2^31 bytes. On RC those get NAK invalid
+ * MIDDLE: more than @pmtu still due, LAST: exactly what is due) and no
+ * message, WRITE, READ or SEND, may exceed 2^31 bytes (a SEND's length is
+ * known only as its packets come: none of them may take it past that). On
+ * RC those get NAK invalid
  * request (class C: the responder QP goes to error); on UC the message is
  * dropped silently (class D).
  *
@@ -104,6 +106,10 @@ enum sroce_rc_req_verdict sroce_rc_resp_check(const struct sroce_rc_resp_msg *ms
 
 	if ((f & (SROCE_OPF_WRITE | SROCE_OPF_READ)) && (f & SROCE_OPF_RETH) &&
 	    reth_len > SROCE_RC_MAX_MSG)
+		return bad;
+	if ((f & SROCE_OPF_SEND) && pos != SROCE_OPF_FIRST &&
+	    pos != SROCE_OPF_ONLY &&
+	    msg->sent + pkt->paylen > SROCE_RC_MAX_MSG)
 		return bad;
 	if (!(f & SROCE_OPF_WRITE))
 		return SROCE_RC_REQ_OK;
@@ -142,10 +148,12 @@ u32 sroce_rc_resp_accept(struct sroce_rc_resp_msg *msg,
 		if (f & SROCE_OPF_WRITE)
 			msg->resid = ((f & SROCE_OPF_RETH) ? reth_len :
 				      msg->resid) - pkt->paylen;
+		if (f & SROCE_OPF_SEND)
+			msg->sent = ((f & SROCE_OPF_FIRST) ? 0 : msg->sent) +
+				    pkt->paylen;
 		msg->opcode = pkt->bth.opcode;
 	} else {
-		msg->opcode = SROCE_OPCODE_NONE;
-		msg->resid = 0;
+		sroce_rc_resp_msg_reset(msg);
 	}
 	if (f & SROCE_OPF_READ)
 		return sroce_rc_npkts(reth_len, pmtu);

@@ -293,6 +293,9 @@ sroce_rc_resp_psn(u32 psn, u32 epsn, bool *nak_sent)
  *          (FIRST or MIDDLE), SROCE_OPCODE_NONE between messages; start
  *          with SROCE_OPCODE_NONE
  * @resid: RDMA WRITE bytes still due in the open message (0 otherwise)
+ * @sent: SEND bytes accepted in the open message (0 otherwise): a SEND
+ *        may not pass 2^31 bytes, the largest message, any more than a
+ *        WRITE or a READ
  *
  * Changed only by sroce_rc_resp_accept(). On UC, an engine that loses a
  * packet of a message (PSN != epsn) resets it to SROCE_OPCODE_NONE, so that
@@ -302,7 +305,16 @@ sroce_rc_resp_psn(u32 psn, u32 epsn, bool *nak_sent)
 struct sroce_rc_resp_msg {
 	u8 opcode;
 	u32 resid;
+	u32 sent;
 };
+
+/* No message open: between messages, or after one was cut (UC). */
+static inline void sroce_rc_resp_msg_reset(struct sroce_rc_resp_msg *msg)
+{
+	msg->opcode = SROCE_OPCODE_NONE;
+	msg->resid = 0;
+	msg->sent = 0;
+}
 
 /*
  * What to do with a request whose PSN was expected. On UC, DROP also drops

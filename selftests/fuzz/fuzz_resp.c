@@ -83,8 +83,7 @@ struct resp {
 
 static void msg_reset(struct resp *s)
 {
-	s->msg.opcode = SROCE_OPCODE_NONE;
-	s->msg.resid = 0;
+	sroce_rc_resp_msg_reset(&s->msg);
 	s->first_op = SROCE_OPCODE_NONE;
 }
 

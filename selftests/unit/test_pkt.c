@@ -125,7 +125,7 @@ static void test_pkey(void)
 		bth.pkey = t[i].pkey;
 		sroce_bth_encode(&bth, p);
 		err = sroce_pkt_parse(p, sizeof(p), &pkt);
-		CHECKF((err == SROCE_PKT_OK) == t[i].ok,
+		CHECKF(err == (t[i].ok ? SROCE_PKT_OK : SROCE_PKT_BAD_PKEY),
 		       "P_Key 0x%04x: %d", t[i].pkey, err);
 	}
 }

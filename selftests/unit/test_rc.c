@@ -242,7 +242,7 @@ static void test_segment_roundtrip(void)
 
 		for (o = 0; o < ARRAY_SIZE(ops); o++) {
 			for (d = 0; d < ARRAY_SIZE(lens); d++) {
-				struct sroce_rc_resp_msg msg = { NONE, 0 };
+				struct sroce_rc_resp_msg msg = { .opcode = NONE };
 				u32 len = lens[d], n, i, sum = 0;
 
 				n = sroce_rc_npkts(len, mtu);
@@ -447,7 +447,8 @@ static void test_resp_check(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
-		struct sroce_rc_resp_msg msg = { t[i].prev, t[i].resid };
+		struct sroce_rc_resp_msg msg = { .opcode = t[i].prev,
+						 .resid = t[i].resid };
 		struct sroce_pkt p = mkpkt(t[i].opcode, 5, t[i].paylen, false);
 		int v = sroce_rc_resp_check(&msg, &p, t[i].reth, 1024,
 					    t[i].qpt);
@@ -466,7 +467,7 @@ static void test_resp_check(void)
 static void test_resp_send_max(void)
 {
 	enum { MIDDLES = (1u << 21) - 2 };
-	struct sroce_rc_resp_msg msg = { NONE, 0 };
+	struct sroce_rc_resp_msg msg = { .opcode = NONE };
 	struct sroce_pkt p;
 	u32 i, psn = 0;
 	int v;
@@ -500,7 +501,7 @@ static void test_resp_send_max(void)
 	CHECK_EQ(sroce_rc_resp_check(&msg, &p, 0, 1024, SROCE_QPT_UC),
 		 SROCE_RC_REQ_DROP);
 	/* a new message starts from nothing */
-	msg = (struct sroce_rc_resp_msg){ NONE, 0 };
+	msg = (struct sroce_rc_resp_msg){ .opcode = NONE };
 	p = mkpkt(SROCE_RC_SEND_ONLY, 0, 1024, false);
 	CHECK_EQ(sroce_rc_resp_check(&msg, &p, 0, 1024, SROCE_QPT_RC),
 		 SROCE_RC_REQ_OK);
@@ -508,7 +509,7 @@ static void test_resp_send_max(void)
 
 static void test_resp_accept(void)
 {
-	struct sroce_rc_resp_msg msg = { NONE, 0 };
+	struct sroce_rc_resp_msg msg = { .opcode = NONE };
 	struct sroce_pkt p;
 
 	p = mkpkt(SROCE_RC_WRITE_FIRST, 0, 256, false);
