@@ -60,6 +60,15 @@
  */
 #define SROCE_CC_BURST_BYTES	(16 * 1024)
 
+/*
+ * CNPs a device sends to UD sources, a second at most. A UD datagram's
+ * source address and QP are whatever its sender wrote: answered without
+ * a bound, CE-marked datagrams with forged sources would aim the
+ * device's CNPs at any host (min_time_between_cnps spaces one QP's, and
+ * may be 0).
+ */
+#define SROCE_CC_UD_CNPS	1000
+
 static struct sroce_cc_conf *sroce_cc_conf(struct sroce_dev *sdev)
 {
 	return rcu_dereference(sdev->cc.conf);
@@ -71,6 +80,8 @@ int sroce_cc_dev_init(struct sroce_dev *sdev)
 
 	mutex_init(&sdev->cc.lock);
 	sdev->cc.line_kbps = SROCE_CC_DEFAULT_LINE_KBPS;
+	ratelimit_state_init(&sdev->cc.ud_cnps, HZ, SROCE_CC_UD_CNPS);
+	ratelimit_set_flags(&sdev->cc.ud_cnps, RATELIMIT_MSG_ON_RELEASE);
 	if (!conf)
 		return -ENOMEM;
 	conf->rp = true;
@@ -363,10 +374,12 @@ static void sroce_cc_send_cnp(struct sroce_dev *sdev, struct sroce_qp *qp,
 
 /*
  * The notification point of @qp: send QP @dqpn at @to a CNP unless @qp
- * sent one less than min_time_between_cnps ago. Softirq.
+ * sent one less than min_time_between_cnps ago, or, for a UD source
+ * (@ud: nobody checked @to), the device sent its SROCE_CC_UD_CNPS of the
+ * last second. Softirq.
  */
 static void sroce_cc_np(struct sroce_dev *sdev, struct sroce_qp *qp,
-			const struct sroce_av *to, u32 dqpn)
+			const struct sroce_av *to, u32 dqpn, bool ud)
 {
 	struct sroce_cc_conf *conf;
 	u64 now, last;
@@ -381,7 +394,10 @@ static void sroce_cc_np(struct sroce_dev *sdev, struct sroce_qp *qp,
 		goto out;
 	if (atomic64_cmpxchg(&qp->cc.last_cnp_ns, last, now) != last)
 		goto out;	/* another CPU sends this one */
-	sroce_cc_send_cnp(sdev, qp, to, dqpn, conf);
+	if (ud && !__ratelimit(&sdev->cc.ud_cnps))
+		sroce_count(&sdev->counters, SROCE_CNT_NP_CNP_LIMITED);
+	else
+		sroce_cc_send_cnp(sdev, qp, to, dqpn, conf);
 out:
 	rcu_read_unlock();
 }
@@ -401,7 +417,7 @@ void sroce_cc_rcv_ce(struct sroce_dev *sdev, struct sroce_qp *qp)
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
 	    state != IB_QPS_SQD)
 		return;
-	sroce_cc_np(sdev, qp, &qp->av, qp->dest_qpn);
+	sroce_cc_np(sdev, qp, &qp->av, qp->dest_qpn, false);
 }
 
 /**
@@ -413,7 +429,8 @@ void sroce_cc_rcv_ce(struct sroce_dev *sdev, struct sroce_qp *qp)
  *
  * Softirq. Sends the source QP, at the datagram's source address, a CNP
  * unless this QP sent one (to any source) less than min_time_between_cnps
- * ago.
+ * ago, or the device sent SROCE_CC_UD_CNPS to UD sources in the last
+ * second (counted in np_cnp_limited).
  */
 void sroce_cc_rcv_ce_ud(struct sroce_dev *sdev, struct sroce_qp *qp,
 			const struct sk_buff *skb, u32 sqpn)
@@ -428,7 +445,7 @@ void sroce_cc_rcv_ce_ud(struct sroce_dev *sdev, struct sroce_qp *qp,
 		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, &av.saddr);
 		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &av.daddr);
 	}
-	sroce_cc_np(sdev, qp, &av, sqpn);
+	sroce_cc_np(sdev, qp, &av, sqpn, true);
 }
 
 /**

@@ -11,6 +11,7 @@
 #include <linux/atomic.h>
 #include <linux/hrtimer.h>
 #include <linux/mutex.h>
+#include <linux/ratelimit.h>
 #include <linux/rcupdate.h>
 #include <linux/skbuff.h>
 #include <linux/sysfs.h>
@@ -40,6 +41,7 @@ struct sroce_cc_dev {
 	struct sroce_cc_conf __rcu *conf;
 	struct mutex lock;		/* writers of conf */
 	u32 line_kbps;			/* the netdev's speed; RTNL writes */
+	struct ratelimit_state ud_cnps;	/* CNPs to UD sources */
 };
 
 /*
