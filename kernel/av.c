@@ -14,6 +14,7 @@
 #include <linux/etherdevice.h>
 #include <linux/xarray.h>
 #include <net/ipv6.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/sroce-abi.h>
 
@@ -24,10 +25,17 @@
  * sroce_av_from_attr() - resolve an ah attribute into a RoCEv2 path
  * @av: the result
  * @attr: from modify_qp or create_ah; must carry a GRH
+ * @group_ok: a multicast group may be the destination (an AH, for UD)
  *
- * Return: 0, or -EINVAL when it is not a RoCE v2 address.
+ * A path leads to one peer, or (@group_ok) to a multicast group: never to
+ * a broadcast address, whose MAC the RDMA core gives it (every host of
+ * the link would get the packets).
+ *
+ * Return: 0, or -EINVAL when it is not a RoCE v2 address or not to one
+ * peer.
  */
-int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
+int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr,
+		       bool group_ok)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(attr);
 	const struct ib_gid_attr *sgid = grh->sgid_attr;
@@ -42,6 +50,11 @@ int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
 	dst4 = ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw);
 	if (av->ipv6 == dst4)
 		return -EINVAL;	/* an IPv4 source cannot reach IPv6 */
+	if (!group_ok && rdma_is_multicast_addr((struct in6_addr *)grh->dgid.raw))
+		return -EINVAL;
+	if (attr->type == RDMA_AH_ATTR_TYPE_ROCE &&
+	    is_broadcast_ether_addr(attr->roce.dmac))
+		return -EINVAL;
 	memcpy(&av->saddr, sgid->gid.raw, sizeof(av->saddr));
 	memcpy(&av->daddr, grh->dgid.raw, sizeof(av->daddr));
 	av->traffic_class = grh->traffic_class;
@@ -82,7 +95,7 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (!path)
 		return -ENOMEM;
 	path->pd = ibah->pd;
-	err = sroce_av_from_attr(&path->av, init->ah_attr);
+	err = sroce_av_from_attr(&path->av, init->ah_attr, true);
 	if (err)
 		goto err_free;
 	err = xa_alloc_cyclic(&sdev->ah_xa, &ah->num, path,

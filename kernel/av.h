@@ -46,7 +46,8 @@ static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
 
 #define SROCE_MAX_AH	0x10000
 
-int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr);
+int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr,
+		       bool group_ok);
 void sroce_av_to_attr(const struct sroce_av *av, struct rdma_ah_attr *attr);
 
 int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,

@@ -441,7 +441,7 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 				       IB_ACCESS_LOCAL_WRITE)))
 		return -EINVAL;
 	if (mask & IB_QP_AV)
-		return sroce_av_from_attr(av, &attr->ah_attr);
+		return sroce_av_from_attr(av, &attr->ah_attr, false);
 	return 0;
 }
 

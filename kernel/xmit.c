@@ -8,7 +8,10 @@
  *
  * Every packet a QP sends goes through sroce_qp_xmit(), which gives it the
  * QP's UDP source port and the device's ECN bits; the requester paces
- * (cc.c) before it builds a packet. A connected QP keeps its route (the
+ * (cc.c) before it builds a packet. Packets leave only through the
+ * device's own netdev (the route's output interface is pinned to it, as
+ * the RDMA core pins its address resolution to the GID's netdev), and
+ * never to a broadcast address. A connected QP keeps its route (the
  * kernel's per-CPU dst_cache, as tunnels do): a route to a local address
  * is not cached by the IP layer, and looking it up allocated and freed
  * a dst for every packet.
@@ -208,6 +211,7 @@ static struct dst_entry *sroce_route4(struct net *net, struct sk_buff *skb,
 	struct flowi4 fl = {
 		.daddr = av->daddr.s6_addr32[3],
 		.saddr = av->saddr.s6_addr32[3],
+		.flowi4_oif = oif,
 		.flowi4_proto = IPPROTO_UDP,
 		.flowi4_tos = RT_TOS(tclass),
 	};
@@ -215,15 +219,16 @@ static struct dst_entry *sroce_route4(struct net *net, struct sk_buff *skb,
 	struct iphdr *iph;
 	__be32 saddr;
 
-	/* A multicast group is reached through the device's own netdev. */
-	if (ipv4_is_multicast(fl.daddr))
-		fl.flowi4_oif = oif;
 	if (route)
 		rt = dst_cache_get_ip4(route, &saddr);
 	if (!rt) {
 		rt = ip_route_output_key(net, &fl);
 		if (IS_ERR(rt))
 			return ERR_CAST(rt);
+		if (rt->rt_type == RTN_BROADCAST) {
+			ip_rt_put(rt);
+			return ERR_PTR(-ENETUNREACH);	/* one peer at a time */
+		}
 		if (route)
 			dst_cache_set_ip4(route, &rt->dst, fl.saddr);
 	}
@@ -254,6 +259,7 @@ static struct dst_entry *sroce_route6(struct net *net, struct sk_buff *skb,
 	struct flowi6 fl = {
 		.daddr = av->daddr,
 		.saddr = av->saddr,
+		.flowi6_oif = oif,
 		.flowi6_proto = IPPROTO_UDP,
 		.flowlabel = ip6_make_flowinfo(tclass, htonl(av->flow_label)),
 	};
@@ -264,8 +270,6 @@ static struct dst_entry *sroce_route6(struct net *net, struct sk_buff *skb,
 
 	if (!ipv6_stub || !ipv6_stub->ipv6_dst_lookup_flow)
 		return ERR_PTR(-EAFNOSUPPORT);
-	if (ipv6_addr_is_multicast(&fl.daddr))
-		fl.flowi6_oif = oif;
 	if (route)
 		dst = dst_cache_get_ip6(route, &saddr);
 	if (!dst) {
