@@ -38,4 +38,14 @@ sroce_create_cq_udata(struct uverbs_attr_bundle *attrs)
 #define sroce_assign_str(dst, src)	__assign_str(dst, src)
 #endif
 
+/*
+ * A VMA's flags: from 6.3 they change through vm_flags_set() (under the
+ * mmap lock, which an mmap handler holds).
+ */
+#ifdef SROCE_HAVE_VM_FLAGS_SET
+#define sroce_vm_flags_set(vma, flags)	vm_flags_set(vma, flags)
+#else
+#define sroce_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
+#endif
+
 #endif /* SROCE_COMPAT_H */

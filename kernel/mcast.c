@@ -70,7 +70,7 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 
 	if (ibqp->qp_type != IB_QPT_UD || !sroce_gid_is_mcast(gid))
 		return -EINVAL;
-	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
 	if (!a)
 		return -ENOMEM;
 	a->qp = qp;
@@ -82,7 +82,7 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 			err = -ENOMEM;
 			goto out;
 		}
-		g = kzalloc(sizeof(*g), GFP_KERNEL);
+		g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
 		if (!g) {
 			err = -ENOMEM;
 			goto out;

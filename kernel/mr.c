@@ -18,6 +18,7 @@
 
 #include "device.h"
 #include "mr.h"
+#include "queue.h"
 #include "recv.h"
 
 #define SROCE_MR_INDEX_MAX	((1u << 24) - 1)
@@ -37,7 +38,8 @@ static int sroce_mr_pin(struct sroce_mr *mr, struct ib_device *ibdev,
 	if (IS_ERR(mr->umem))
 		return PTR_ERR(mr->umem);
 	mr->npages = ib_umem_num_pages(mr->umem);
-	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages),
+			     SROCE_GFP_USER_BIG);
 	if (!mr->pages) {
 		ib_umem_release(mr->umem);
 		return -ENOMEM;
@@ -82,7 +84,7 @@ static int sroce_mr_add_key(struct sroce_dev *sdev, struct sroce_mr *mr)
 
 static struct sroce_mr *sroce_mr_alloc(int access, u64 iova, u64 length)
 {
-	struct sroce_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	struct sroce_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 
 	if (!mr)
 		return NULL;

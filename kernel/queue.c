@@ -2,10 +2,12 @@
 /*
  * queue.c: ring memory and its mmap.
  *
- * A ring is vmalloc_user() memory: a struct sroce_ring header and the
- * slots. A user queue's memory belongs to its rdma_user_mmap_entry and is
- * vfree()d in mmap_free, after the queue is destroyed and no mmap() of it
- * is in flight; pages a process still has mapped keep the references the
+ * A ring is zeroed vmalloc memory charged to the memory cgroup of the
+ * process that creates the queue (SROCE_GFP_USER_BIG: vmalloc_user() would
+ * charge nobody): a struct sroce_ring header and the slots. A user queue's
+ * memory belongs to its rdma_user_mmap_entry and is vfree()d in
+ * mmap_free, after the queue is destroyed and no mmap() of it is in
+ * flight; pages a process still has mapped keep the references the
  * mapping took, so a stale mapping never sees reused memory. Kernel queues
  * (no udata) free it at destroy.
  */
@@ -51,7 +53,7 @@ int sroce_queue_init(struct sroce_queue *q, struct ib_udata *udata,
 			     ((size_t)q->stride << q->log2_entries));
 	if (q->size > SROCE_QUEUE_MAX_BYTES)	/* sroce_mmap_info.size */
 		return -EINVAL;
-	q->ring = vmalloc_user(q->size);
+	q->ring = __vmalloc(q->size, SROCE_GFP_USER_BIG | __GFP_ZERO);
 	if (!q->ring)
 		return -ENOMEM;
 	q->ring->log2_entries = q->log2_entries;
@@ -60,7 +62,7 @@ int sroce_queue_init(struct sroce_queue *q, struct ib_udata *udata,
 	if (!udata)
 		return 0;
 
-	me = kzalloc(sizeof(*me), GFP_KERNEL);
+	me = kzalloc(sizeof(*me), GFP_KERNEL_ACCOUNT);
 	if (!me) {
 		err = -ENOMEM;
 		goto err_ring;
@@ -95,6 +97,27 @@ void sroce_queue_destroy(struct sroce_queue *q)
 	q->mmap = NULL;
 }
 
+/*
+ * Map @len bytes of the ring at @ring into @vma, page by page, each page
+ * referenced by the mapping (as remap_vmalloc_range() does, which wants
+ * vmalloc_user() memory).
+ */
+static int sroce_mmap_ring(struct vm_area_struct *vma, void *ring,
+			   unsigned long len)
+{
+	unsigned long off;
+	int err;
+
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(ring + off));
+		if (err)
+			return err;
+	}
+	sroce_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	return 0;
+}
+
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma;
@@ -108,7 +131,8 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	if (vma->vm_end - vma->vm_start > rdma->npages * PAGE_SIZE)
 		err = -EINVAL;
 	else
-		err = remap_vmalloc_range(vma, me->vaddr, 0);
+		err = sroce_mmap_ring(vma, me->vaddr,
+				      vma->vm_end - vma->vm_start);
 	rdma_user_mmap_entry_put(rdma);
 	return err;
 }

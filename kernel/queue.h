@@ -6,16 +6,24 @@
 #ifndef SROCE_QUEUE_H
 #define SROCE_QUEUE_H
 
+#include <linux/gfp.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/sroce-abi.h>
+
+/*
+ * The large allocations a user's verbs size (rings, a QP's WQE copies, an
+ * MR's page array): charged to the caller's memory cgroup, and failed
+ * with ENOMEM at its limit rather than ending in its OOM killer.
+ */
+#define SROCE_GFP_USER_BIG	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
 
 /* SGEs a send or receive WQE may hold */
 #define SROCE_MAX_SGE		32
 
 struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
-	void *vaddr;			/* vmalloc_user memory, freed with us */
+	void *vaddr;			/* the ring's memory, freed with us */
 };
 
 /*

@@ -67,7 +67,7 @@ int sroce_rcresp_init(struct sroce_qp *qp)
 	tasklet_setup(&qp->resp.task, sroce_rcresp_task);
 	sroce_rcread_init(qp);
 	qp->resp.res = kcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*qp->resp.res),
-			       GFP_KERNEL);
+			       GFP_KERNEL_ACCOUNT);
 	return qp->resp.res ? 0 : -ENOMEM;
 }
 

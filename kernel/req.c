@@ -204,7 +204,7 @@ static enum ib_wc_status sroce_req_ud_one(struct sroce_qp *qp,
  */
 int sroce_req_ud_init(struct sroce_qp *qp)
 {
-	qp->req.ud = kmalloc(sizeof(*qp->req.ud), GFP_KERNEL);
+	qp->req.ud = kmalloc(sizeof(*qp->req.ud), GFP_KERNEL_ACCOUNT);
 	return qp->req.ud ? 0 : -ENOMEM;
 }
 
@@ -256,7 +256,7 @@ int sroce_req_init(struct sroce_qp *qp)
 	struct sroce_req *rq = &qp->req;
 
 	rq->wqe = kvcalloc(sroce_queue_entries(&qp->sq), sizeof(*rq->wqe),
-			   GFP_KERNEL);
+			   SROCE_GFP_USER_BIG);
 	if (!rq->wqe)
 		return -ENOMEM;
 	timer_setup(&rq->timer, sroce_comp_timer, 0);

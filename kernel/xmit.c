@@ -405,7 +405,7 @@ int sroce_qp_xmit(struct sroce_qp *qp, const struct sroce_av *av,
  */
 int sroce_route_init(struct sroce_qp *qp)
 {
-	return dst_cache_init(&qp->route, GFP_KERNEL);
+	return dst_cache_init(&qp->route, GFP_KERNEL_ACCOUNT);
 }
 
 /**
