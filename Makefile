@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # sroce: soft RoCEv2 NIC. `make` builds the module and the provider,
-# `make check` runs every test, `make demo` shows it working in a VM,
+# `make check` runs every test, `make check-debug` the VM tests again on a
+# debug kernel (KASAN, lockdep, KMEMLEAK), `make demo` shows it working in a VM,
 # `make fuzz` fuzzes the protocol core (FUZZ_TIME seconds per target),
 # `make cc-demo` plots a congested link with DCQCN off and on.
 #
 # KDIR     kernel build tree (default: /lib/modules/`uname -r`/build when it
 #          exists, else Debian bookworm's own kernel headers, fetched once
 #          into $(SROCE_CACHE))
-# KERNEL   which Debian kernel to fetch when KDIR is not set: 6.1 or 6.12
+# KERNEL   which Debian kernel to fetch when KDIR is not set: 6.1, 6.12, or
+#          debug (Debian's 6.12 source built with the kernel's bug finders)
 # DESTDIR  staging root for `make install`
 
 SROCE_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/sroce
@@ -17,7 +19,7 @@ export SROCE_CACHE KERNEL DESTDIR C W
 top := $(CURDIR)
 
 .PHONY: all module provider install install-module install-provider \
-	unit fuzz check demo cc-demo bench style clean help
+	unit fuzz check check-debug demo cc-demo bench style clean help
 
 all: module provider
 
@@ -50,6 +52,11 @@ fuzz:
 check:
 	@$(top)/selftests/check
 
+# Builds the debug kernel once (about 10 minutes on 2 cores), then runs
+# every VM test on it; not part of `check` (an hour and more).
+check-debug:
+	@$(top)/selftests/check --debug
+
 demo:
 	@$(top)/selftests/demo
 
@@ -70,4 +77,4 @@ clean:
 	@$(MAKE) -s -C selftests/unit clean
 
 help:
-	@sed -n 's/^# \{0,1\}//p' Makefile | sed -n '1,13p'
+	@sed -n 's/^# \{0,1\}//p' Makefile | sed -n '1,14p'
