@@ -342,7 +342,12 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
  *
  * One fragment is left for the caller's trailer (sroce_skb_end_frags()).
  * The pages are pinned by the MR; the references keep them after a
- * deregistration until the packet is gone. Any context.
+ * deregistration, and after their owner unmaps them, until the packet is
+ * gone: the packet then carries what they hold, never another's memory.
+ * They may be a read-only or shared file mapping's (page cache): the skb
+ * is marked SKBFL_SHARED_FRAG, as sendfile marks its pages, so that no
+ * layer writes into them in place (an IPsec receiver, a checksum helper)
+ * without copying first. Any context.
  * Return: 0, or -E2BIG for a DMA MR or when the fragments run out.
  */
 int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
@@ -353,6 +358,7 @@ int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 
 	if (!mr->umem)
 		return -E2BIG;
+	sh->flags |= SKBFL_SHARED_FRAG;
 	while (len) {
 		unsigned int in_page = offset_in_page(pos);
 		unsigned int n = min_t(u32, len, PAGE_SIZE - in_page);

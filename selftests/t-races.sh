@@ -3,7 +3,9 @@
 # t-races.sh: a QP's owner changes its state and attributes under its
 # engines: c/races.c's cases (a responder moved to RESET or ERROR while it
 # answers a READ sends nothing more; READs in flight while the responder's
-# path MTU and responder resources change, round after round; paced
+# path MTU and responder resources change, round after round; WRITEs whose
+# packets hold the source MR's pages in a qdisc while the MR is
+# deregistered and its buffer unmapped; paced
 # datagrams while address handles come and go on the same CPU), each a
 # case here, and its exit status; then nothing is left on the devices.
 # Both devices' rates are capped (cc/rpg_max_rate) so that what they
@@ -15,7 +17,7 @@ here=$(dirname "$(readlink -f "$0")")
 . "$here/lib.sh"
 
 bin=$(readlink -f "$here/../build/selftests")
-ktap_require root cmd:rdma module:sroce module:veth
+ktap_require root cmd:rdma cmd:tc module:sroce module:veth module:sch_netem
 if [ ! -x "$bin/races" ]; then
 	echo "KTAP version 1"
 	echo "1..0 # SKIP no $bin/races: make -C selftests all"
@@ -31,6 +33,9 @@ resources_mark 1 2
 
 echo 200 >/sys/class/infiniband/sroce_h1/cc/rpg_max_rate
 echo 200 >/sys/class/infiniband/sroce_h2/cc/rpg_max_rate
+# dereg_in_flight holds h1's packets in a qdisc for 500 ms.
+export RACES_HOLD="ip netns exec h1 tc qdisc replace dev veth1 root netem delay 500ms"
+export RACES_RELEASE="ip netns exec h1 tc qdisc del dev veth1 root"
 timeout 900 "$bin/races" >"$tmp/races" 2>&1
 rc=$?
 n=$(ktap_planned_in "$tmp/races")

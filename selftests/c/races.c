@@ -20,6 +20,15 @@
  *                  times over; then a READ at the last settings returns
  *                  every byte. A kernel with KASAN sees any byte read
  *                  past the MR.
+ *   dereg_in_flight  an RC WRITE of 64 KiB (one window: every packet is
+ *                  built at once) whose packets carry the source MR's
+ *                  pages (zero copy) waits in a qdisc (RACES_HOLD, a
+ *                  shell command, delays A's link by 500 ms; RACES_RELEASE
+ *                  undoes it) while their owner deregisters the MR and
+ *                  unmaps the buffer: the packets still carry the bytes
+ *                  they were posted with (their page references keep the
+ *                  pages), B gets every one, nothing is read from freed
+ *                  memory (KASAN would say). Skipped without RACES_HOLD.
  *   ah_churn       UD datagrams leave paced, from the pacer's softirq,
  *                  while this process, on the same CPU, creates and
  *                  destroys address handles as fast as it can; every
@@ -32,6 +41,7 @@
 #include "kselftest_harness.h"
 
 #include <sched.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "verbs_util.h"
@@ -254,6 +264,64 @@ TEST_F_TIMEOUT(race, reset_loop, 600)
 	ASSERT_EQ(IBV_WC_SUCCESS, (int)wc.status);
 	EXPECT_EQ(-1, vu_first_diff(self->a.buf, self->b.buf, 1 << 20));
 	EXPECT_EQ(0, self->a.buf[1 << 20]);	/* nothing past the READ */
+}
+
+TEST_F_TIMEOUT(race, dereg_in_flight, 300)
+{
+	const char *hold = getenv("RACES_HOLD"), *release = getenv("RACES_RELEASE");
+	const size_t len = 64 << 10;	/* one window: all sent at once */
+	struct vu_conn c = vu_conn_default(&self->b.dev, self->b.qp->qp_num, 0);
+	struct ibv_send_wr wr = { .opcode = IBV_WR_RDMA_WRITE, .num_sge = 1,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_mr *src_mr, *dst_mr;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	uint8_t *src, *junk;
+	size_t i;
+
+	if (!hold || !release)
+		SKIP(return, "no RACES_HOLD and RACES_RELEASE commands");
+	src = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, src);
+	for (i = 0; i < len; i++)
+		src[i] = (uint8_t)(i * 131 + 7);
+	src_mr = ibv_reg_mr(self->a.dev.pd, src, len, IBV_ACCESS_LOCAL_WRITE);
+	dst_mr = ibv_reg_mr(self->b.dev.pd, self->b.buf, len,
+			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	ASSERT_NE(NULL, src_mr);
+	ASSERT_NE(NULL, dst_mr);
+	memset(self->b.buf, 0, len);
+	/* A's ACK timer (1 s) outlasts the delay: nothing is sent again. */
+	ASSERT_EQ(0, to_state(self->a.qp, IBV_QPS_RESET));
+	ASSERT_EQ(0, to_state(self->b.qp, IBV_QPS_RESET));
+	c.timeout = 18;
+	ASSERT_EQ(0, vu_connect(&self->a.dev, self->a.qp, &c));
+	c = vu_conn_default(&self->a.dev, self->a.qp->qp_num, 0);
+	ASSERT_EQ(0, vu_connect(&self->b.dev, self->b.qp, &c));
+
+	ASSERT_EQ(0, system(hold));
+	sge = (struct ibv_sge){ .addr = (uintptr_t)src, .length = len,
+				.lkey = src_mr->lkey };
+	wr.sg_list = &sge;
+	wr.wr.rdma.remote_addr = (uintptr_t)self->b.buf;
+	wr.wr.rdma.rkey = dst_mr->rkey;
+	ASSERT_EQ(0, ibv_post_send(self->a.qp, &wr, &bad));
+	/* The packets are in the qdisc: take the memory back at once. */
+	EXPECT_EQ(0, ibv_dereg_mr(src_mr));
+	EXPECT_EQ(0, munmap(src, len));
+	/* And give the allocator a chance to hand those pages out again. */
+	junk = malloc(64 << 20);
+	ASSERT_NE(NULL, junk);
+	memset(junk, 0xee, 64 << 20);
+	ASSERT_EQ(1, vu_poll(self->a.cq, &wc, 1, 30000));
+	EXPECT_EQ(IBV_WC_SUCCESS, (int)wc.status);
+	EXPECT_EQ(0, system(release));
+	free(junk);
+	for (i = 0; i < len && self->b.buf[i] == (uint8_t)(i * 131 + 7); i++)
+		;
+	EXPECT_EQ(len, i);		/* the first byte that differs */
+	EXPECT_EQ(0, ibv_dereg_mr(dst_mr));
 }
 
 TEST_F_TIMEOUT(race, ah_churn, 300)
