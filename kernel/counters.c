@@ -42,6 +42,7 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_RP_RATE_INCREASES].name = "rp_rate_increases",
 	[SROCE_CNT_RP_PACED].name = "rp_paced",
 	[SROCE_CNT_LOOP_HANDOFFS].name = "loop_handoffs",
+	[SROCE_CNT_LOOP_DROPS].name = "loop_drops",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_desc) == SROCE_NUM_COUNTERS);

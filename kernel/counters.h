@@ -46,6 +46,7 @@ enum sroce_counter {
 	SROCE_CNT_RP_RATE_INCREASES,	/* rate increase events */
 	SROCE_CNT_RP_PACED,		/* the pacer held a QP back */
 	SROCE_CNT_LOOP_HANDOFFS,	/* packets left to the polling CPU */
+	SROCE_CNT_LOOP_DROPS,		/* loopback queue full: dropped */
 	SROCE_NUM_COUNTERS
 };
 

@@ -25,9 +25,16 @@
  * and drains those; a queue whose drainer is elsewhere is that one's.
  * With a polling CPU (poll.c), a streaming doorbell notes its queues on
  * that CPU instead, whose thread drains them (sroce_loop_poll()).
+ *
+ * A queue holds loop_backlog packets at most (a module parameter, 1024 by
+ * default, as netdev_max_backlog bounds a CPU's receive backlog): more,
+ * while its drainer is behind (a polling CPU that does not get to run,
+ * many QPs' windows hashed together), are dropped and counted in
+ * loop_drops, as a NIC's full queue drops; RC sends them again.
  */
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 
 #include "core/hdr.h"
@@ -40,6 +47,23 @@
 #define SROCE_LOOP_BUDGET	64	/* packets per tasklet run */
 #define SROCE_LOOP_SYSCALL	1024	/* packets per doorbell */
 #define SROCE_LOOP_QUANTUM	16	/* packets per queue per turn */
+
+static unsigned int sroce_loop_backlog = 1024;
+
+static int sroce_loop_backlog_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 16, 1 << 20);
+}
+
+static const struct kernel_param_ops sroce_loop_backlog_ops = {
+	.set = sroce_loop_backlog_set,
+	.get = param_get_uint,
+};
+module_param_cb(loop_backlog, &sroce_loop_backlog_ops, &sroce_loop_backlog,
+		0644);
+MODULE_PARM_DESC(loop_backlog,
+		 "packets a loopback queue holds; more are dropped (16..1048576, 1024)");
 
 /* What a queued packet's BTH says, noted in its skb->cb when queued. */
 struct sroce_loop_cb {
@@ -316,9 +340,10 @@ bool sroce_loop_poll(struct sroce_dev *sdev, int cpu)
  *
  * Bottom halves off (as sroce_xmit()); the packet is received by this
  * CPU's doorbell, or in softirq once the caller's CPU enables bottom
- * halves again. A queue's lock is only ever taken with bottom halves off,
- * never in a hard interrupt, so it leaves interrupts on: turning them off
- * and on is slow under emulation.
+ * halves again, or dropped (and counted) when its queue is full. A
+ * queue's lock is only ever taken with bottom halves off, never in a hard
+ * interrupt, so it leaves interrupts on: turning them off and on is slow
+ * under emulation.
  */
 void sroce_loop_send(struct sroce_dev *sdev, struct sk_buff *skb)
 {
@@ -330,6 +355,13 @@ void sroce_loop_send(struct sroce_dev *sdev, struct sk_buff *skb)
 	i = sroce_loop_queue(skb);
 	flags = sroce_loop_cb(skb)->flags;
 	spin_lock(&sdev->loop.q[i].lock);
+	if (unlikely(skb_queue_len(&sdev->loop.q[i]) >=
+		     READ_ONCE(sroce_loop_backlog))) {
+		spin_unlock(&sdev->loop.q[i].lock);
+		sroce_count(&sdev->counters, SROCE_CNT_LOOP_DROPS);
+		kfree_skb(skb);
+		return;
+	}
 	__skb_queue_tail(&sdev->loop.q[i], skb);
 	spin_unlock(&sdev->loop.q[i].lock);
 	lc = get_cpu_ptr(sdev->loop.cpu);
