@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
+#include "core/sgl.h"
 #include "device.h"
 #include "mr.h"
 #include "queue.h"
@@ -249,11 +250,9 @@ void sroce_mr_put(struct sroce_mr *mr)
 int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
 		   u64 len, int access)
 {
-	u64 start = mr->ibmr.iova, end = start + mr->ibmr.length;
-
 	if (mr->ibmr.pd != pd || (mr->access & access) != access)
 		return -EACCES;
-	if (iova < start || iova > end || len > end - iova)
+	if (!sroce_range_in(mr->ibmr.iova, mr->ibmr.length, iova, len))
 		return -EFAULT;
 	return 0;
 }
@@ -283,7 +282,7 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	}
 	while (len) {
 		unsigned int in_page = offset_in_page(off);
-		unsigned int n = min_t(u32, len, PAGE_SIZE - in_page);
+		unsigned int n = sroce_page_span(off, len, PAGE_SIZE);
 		u8 *va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
 
 		if (dir == SROCE_TO_MR)
@@ -320,7 +319,7 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 				      crc);
 	while (len && !err) {
 		unsigned int in_page = offset_in_page(pos);
-		unsigned int n = min_t(u32, len, PAGE_SIZE - in_page);
+		unsigned int n = sroce_page_span(pos, len, PAGE_SIZE);
 		u8 *va = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
 
 		err = sroce_skb_copy(skb, off, va + in_page, n, crc);
@@ -361,7 +360,7 @@ int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 	sh->flags |= SKBFL_SHARED_FRAG;
 	while (len) {
 		unsigned int in_page = offset_in_page(pos);
-		unsigned int n = min_t(u32, len, PAGE_SIZE - in_page);
+		unsigned int n = sroce_page_span(pos, len, PAGE_SIZE);
 		struct page *page = mr->pages[pos >> PAGE_SHIFT];
 		int i = sh->nr_frags;
 
@@ -398,25 +397,24 @@ static int sroce_sgl_walk(const struct sroce_sgl *l, u64 off, u32 len,
 	for (i = 0; i < l->num && len; i++) {
 		const struct sroce_sge *g = &l->sge[i];
 		struct sroce_mr *mr;
+		u64 at;
 		u32 n;
 		int err;
 
-		if (off >= g->length) {
-			off -= g->length;
+		if (!sroce_sge_piece(g->addr, g->length, &off, len, &at, &n))
+			return -EFAULT;
+		if (!n)
 			continue;
-		}
-		n = min_t(u64, len, g->length - off);
 		mr = sroce_mr_get(l->sdev, g->lkey);
 		if (!mr)
 			return -EACCES;
-		err = sroce_mr_check(mr, l->pd, g->addr + off, n, access);
+		err = sroce_mr_check(mr, l->pd, at, n, access);
 		if (!err && to)
-			err = sroce_mr_attach(mr, g->addr + off, to, n);
+			err = sroce_mr_attach(mr, at, to, n);
 		else if (!err && skb)
-			err = sroce_mr_copy_skb(mr, g->addr + off, skb, skb_off,
-						n, crc);
+			err = sroce_mr_copy_skb(mr, at, skb, skb_off, n, crc);
 		else if (!err)
-			sroce_mr_copy(mr, g->addr + off, buf, n, dir);
+			sroce_mr_copy(mr, at, buf, n, dir);
 		sroce_mr_put(mr);
 		if (err)
 			return err;
@@ -424,7 +422,6 @@ static int sroce_sgl_walk(const struct sroce_sgl *l, u64 off, u32 len,
 			buf += n;
 		skb_off += n;
 		len -= n;
-		off = 0;
 	}
 	return len ? -ENOSPC : 0;
 }
