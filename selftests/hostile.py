@@ -45,6 +45,7 @@ from pyverbs.wr import RecvWR, SendWR, SGE  # noqa: E402
 
 DEV = 'sroce_h1'
 ME, PEER = '10.77.0.1', '10.77.0.2'
+ME6, PEER6 = 'fd77::1', 'fd77::2'
 FAKE_QPN = 0xfa4242
 EPSN = 0x100			# every victim expects this PSN first
 MTU = 1024
@@ -104,18 +105,24 @@ def raw_socket_in(ns, iface):
 
 
 def only_answers(s):
-    """Queue only IPv4 RoCEv2 frames to FAKE_QPN on @s (a classic BPF
-    filter), so that the traffic beside cannot crowd the answers out."""
+    """Queue only RoCEv2 frames to FAKE_QPN on @s (a classic BPF filter),
+    IPv4 or IPv6, so that the traffic beside cannot crowd the answers
+    out."""
     insns = [
-        (0x28, 0, 0, 12),		# ldh [12]: ethertype
-        (0x15, 0, 6, 0x0800),		# jeq IPv4
-        (0x30, 0, 0, 23),		# ldb [23]: IP protocol
-        (0x15, 0, 4, 17),		# jeq UDP
-        (0x20, 0, 0, 46),		# ld [46]: BTH bytes 4..7 (IHL 5)
-        (0x54, 0, 0, 0xffffff),		# and: the destination QPN
-        (0x15, 0, 1, FAKE_QPN),		# jeq
-        (0x06, 0, 0, 0x40000),		# ret: accept
-        (0x06, 0, 0, 0),		# ret: drop
+        (0x28, 0, 0, 12),		# 0 ldh [12]: ethertype
+        (0x15, 0, 4, 0x0800),		# 1 jeq IPv4, else 6
+        (0x30, 0, 0, 23),		# 2 ldb [23]: IP protocol
+        (0x15, 0, 9, 17),		# 3 jeq UDP, else drop
+        (0x20, 0, 0, 46),		# 4 ld [46]: BTH bytes 4..7 (IHL 5)
+        (0x05, 0, 0, 4),		# 5 ja 10
+        (0x15, 0, 6, 0x86dd),		# 6 jeq IPv6, else drop
+        (0x30, 0, 0, 20),		# 7 ldb [20]: next header
+        (0x15, 0, 4, 17),		# 8 jeq UDP, else drop
+        (0x20, 0, 0, 66),		# 9 ld [66]: BTH bytes 4..7
+        (0x54, 0, 0, 0xffffff),		# 10 and: the destination QPN
+        (0x15, 0, 1, FAKE_QPN),		# 11 jeq
+        (0x06, 0, 0, 0x40000),		# 12 ret: accept
+        (0x06, 0, 0, 0),		# 13 ret: drop
     ]
     prog = b''.join(struct.pack('HBBI', *i) for i in insns)
     buf = ctypes.create_string_buffer(prog)
@@ -138,8 +145,11 @@ class Peer:
         self.smac = mac('h2', 'veth2')
         self.dmac = mac('h1', 'veth1')
 
-    def send(self, transport, src=PEER, icrc=None):
-        p = Packet(src, ME, transport)
+    def send(self, transport, src=None, icrc=None, dst=None, tos=0):
+        v6 = ':' in (dst or src or '')
+        p = Packet(src or (PEER6 if v6 else PEER), dst or (ME6 if v6 else ME),
+                   transport)
+        p.tos = tos
         self.s.send(p.frame(self.dmac, self.smac,
                             p.icrc() if icrc is None else icrc))
 
@@ -155,11 +165,19 @@ class Peer:
             if left <= 0 or not select.select([self.s], [], [], left)[0]:
                 return got
             frame, addr = self.s.recvfrom(65536)
-            if addr[2] == PACKET_OUTGOING or frame[12:14] != b'\x08\x00':
+            if addr[2] == PACKET_OUTGOING:
                 continue
             ip = frame[14:]
-            ihl = (ip[0] & 15) * 4
-            if ip[9] != 17 or socket.inet_ntoa(ip[12:16]) != ME:
+            if frame[12:14] == b'\x08\x00':
+                ihl = (ip[0] & 15) * 4
+                if ip[9] != 17 or socket.inet_ntoa(ip[12:16]) != ME:
+                    continue
+            elif frame[12:14] == b'\x86\xdd':
+                ihl = 40
+                if ip[6] != 17 or \
+                   socket.inet_ntop(socket.AF_INET6, ip[8:24]) != ME6:
+                    continue
+            else:
                 continue
             udp = ip[ihl:]
             if struct.unpack('!H', udp[2:4])[0] != 4791:
@@ -183,6 +201,10 @@ ctx = Context(name=DEV)
 gidx, _ = ipv4_gid(ctx)
 peer_gid = GID(':'.join(
     ipaddress.ip_address(f'::ffff:{PEER}').exploded.split(':')))
+gidx6 = next(i for i in range(16)
+             if ipaddress.IPv6Address(str(ctx.query_gid(1, i))) ==
+             ipaddress.IPv6Address(ME6))
+peer_gid6 = GID(ipaddress.IPv6Address(PEER6).exploded)
 pd = PD(ctx)
 pd2 = PD(ctx)
 cq = CQ(ctx, 64)
@@ -207,10 +229,14 @@ def untouched():
         assert m.read(MR_LEN, 0) == PATTERN, 'an MR changed'
 
 
-def victim(recv=0):
-    """A fresh RC QP in RTR, expecting EPSN from FAKE_QPN at PEER."""
+def victim(recv=0, v6=False):
+    """A fresh RC QP in RTR, expecting EPSN from FAKE_QPN at PEER (or, with
+    @v6, at PEER6)."""
     qp = rc_qp(pd, cq, ALL, depth=4)
-    rc_rtr(qp, FAKE_QPN, peer_gid, gidx, rq_psn=EPSN)
+    if v6:
+        rc_rtr(qp, FAKE_QPN, peer_gid6, gidx6, rq_psn=EPSN)
+    else:
+        rc_rtr(qp, FAKE_QPN, peer_gid, gidx, rq_psn=EPSN)
     for _ in range(recv):
         qp.post_recv(RecvWR(num_sge=1, sg=[SGE(rbuf.buf, 64, rbuf.lkey)]))
     victims.append(qp)
@@ -240,13 +266,13 @@ def state(qp):
     return attr.qp_state
 
 
-def nak(transport, syndrome, qp=None, psn=EPSN, counter=None):
+def nak(transport, syndrome, qp=None, psn=EPSN, counter=None, dst=None):
     """Send @transport to a fresh victim (or @qp); it must answer exactly
     one NAK @syndrome for @psn, touch no memory and go to the error state
     (a PSN sequence NAK leaves it in RTR)."""
     qp = qp or victim()
     c0 = counters()
-    peer.send(transport() if callable(transport) else transport)
+    peer.send(transport() if callable(transport) else transport, dst=dst)
     got = peer.answers()
     assert got == [(ACK, psn, syndrome)], \
         f'answers {[(hex(o), hex(p), s and hex(s)) for o, p, s in got]}' \
@@ -669,6 +695,152 @@ def _():
               bytes(16))
     time.sleep(0.3)
     assert counters()['rx_drop_qkey'] == c0['rx_drop_qkey'] + 1
+    assert cq.poll()[0] == 0, 'a completion appeared'
+
+
+@t.case('IPv6: a WRITE in bounds is placed and ACKed, over IPv6')
+def _():
+    qp = victim(v6=True)
+    data = bytes(range(60, 92))
+    peer.send(bth(WRITE_ONLY, EPSN) + reth(mr.buf + 300, mr.rkey, 32) +
+              data, dst=ME6)
+    got = peer.answers()
+    assert got and got[0][:2] == (ACK, EPSN) and got[0][2] < 0x20, \
+        f'answers {got}'
+    assert mr.read(32, 300) == data, 'data not placed'
+    assert state(qp) == e.IBV_QPS_RTR
+
+
+@t.case('IPv6: a wrong rkey gets NAK remote access; IPv4 to it is dropped')
+def _():
+    qp = victim(v6=True)
+    c0 = counters()
+    # the QP's peer is at PEER6: the same request over IPv4 is not its peer
+    peer.send(bth(WRITE_ONLY, EPSN) + reth(mr.buf, mr.rkey, 8) + bytes(8))
+    assert not peer.answers(wait=0.5)
+    assert counters()['rx_drop_bad_addr'] == c0['rx_drop_bad_addr'] + 1
+    nak(lambda: bth(WRITE_ONLY, EPSN, dqpn=qp.qp_num) +
+        reth(mr.buf, mr.rkey ^ 0x80, 8) + bytes(8), NAK_ACCESS, qp=qp,
+        dst=ME6)
+
+
+@t.case('IPv6 with an extension header: dropped, rx_drop_bad_ip')
+def _():
+    victim(v6=True)
+    c0 = counters()
+    p = Packet(PEER6, ME6, bth(WRITE_ONLY, EPSN) + reth(mr.buf, mr.rkey, 8) +
+               bytes(8))
+    frame = bytearray(p.frame(peer.dmac, peer.smac, p.icrc()))
+    # a hop-by-hop options header (8 bytes, PadN) between IPv6 and UDP
+    ip = 14
+    hbh = bytes([17, 0, 1, 4, 0, 0, 0, 0])
+    frame[ip + 6] = 0			# next header: hop-by-hop
+    plen = struct.unpack('!H', frame[ip + 4:ip + 6])[0] + 8
+    frame[ip + 4:ip + 6] = struct.pack('!H', plen)
+    frame[ip + 40:ip + 40] = hbh
+    peer.s.send(bytes(frame))
+    assert not peer.answers(wait=0.5)
+    time.sleep(0.2)
+    assert counters()['rx_drop_bad_ip'] == c0['rx_drop_bad_ip'] + 1, \
+        moved(c0)
+    untouched()
+
+
+@t.case('a READ asked for again: answered again, from memory, no more')
+def _():
+    qp = victim()
+    req = bth(READ_REQ, EPSN) + reth(mr.buf + 64, mr.rkey, 2 * MTU)
+    peer.send(req)
+    first = peer.answers()
+    assert [a[:2] for a in first] == [(READ_RESP_FIRST, EPSN),
+                                     (0x0f, EPSN + 1)], f'answers {first}'
+    c0 = counters()
+    peer.send(req)			# the same READ: a duplicate
+    again = peer.answers()
+    assert [a[:2] for a in again] == [a[:2] for a in first], \
+        f'answers {again}'
+    # its second half only, asked for by PSN: the rest of the range
+    peer.send(bth(READ_REQ, EPSN + 1) +
+              reth(mr.buf + 64 + MTU, mr.rkey, MTU))
+    assert [a[:2] for a in peer.answers()] == [(READ_RESP_ONLY, EPSN + 1)]
+    # a duplicate asking for more than the READ it repeats: nothing
+    peer.send(bth(READ_REQ, EPSN + 1) + reth(mr.buf, mr.rkey, 3 * MTU))
+    assert not peer.answers(wait=0.5), 'a duplicate READ grew'
+    assert counters()['rc_duplicate_requests'] >= \
+        c0['rc_duplicate_requests'] + 3
+    untouched()
+    assert state(qp) == e.IBV_QPS_RTR
+
+
+@t.case('an atomic asked for again: the same original value, done once')
+def _():
+    qp = victim()
+    before = struct.unpack('<Q', mr.read(8, 512))[0]
+    req = bth(FETCH_ADD, EPSN) + atmeth(mr.buf + 512, mr.rkey, 5)
+    peer.send(req)
+    got = peer.answers()
+    assert got and got[0][:2] == (0x12, EPSN), f'answers {got}'
+    peer.send(req)			# replayed
+    again = peer.answers()
+    assert again and again[0][:2] == (0x12, EPSN), f'answers {again}'
+    after = struct.unpack('<Q', mr.read(8, 512))[0]
+    assert after == (before + 5) % 2**64, f'{before:#x} -> {after:#x}'
+    assert state(qp) == e.IBV_QPS_RTR
+
+
+def requester():
+    """A victim in RTS with one RDMA WRITE of 8 bytes outstanding at PSN
+    0x900 (its peer does not exist: nothing answers it)."""
+    qp = victim()
+    rc_rts(qp, sq_psn=0x900, timeout=18, retry=7)
+    wr = SendWR(opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(mr.buf, 8, mr.lkey)],
+                send_flags=e.IBV_SEND_SIGNALED)
+    wr.set_wr_rdma(0x1234, 0x10000)
+    qp.post_send(wr)
+    return qp
+
+
+@t.case('ACK, NAK and RNR NAK forged from another address: dropped')
+def _():
+    qp = requester()
+    c0 = counters()
+    for syn in (0x1f, NAK_ACCESS, 0x21):	# ACK, NAK, RNR NAK
+        peer.send(bth(ACK, 0x900) + bytes([syn, 0, 0, 1]), src='10.77.0.9')
+    time.sleep(0.3)
+    assert counters()['rx_drop_bad_addr'] == c0['rx_drop_bad_addr'] + 3, \
+        moved(c0)
+    assert cq.poll()[0] == 0, 'a completion appeared'
+    assert state(qp) == e.IBV_QPS_RTS
+
+
+@t.case('ACK and NAK from the peer\'s address for PSNs never sent: ignored')
+def _():
+    qp = requester()
+    for psn, syn in ((0x905, 0x1f), (0x8f0, NAK_ACCESS), (0x950, 0x21),
+                     (0x123456, NAK_INVALID)):
+        peer.send(bth(ACK, psn) + bytes([syn, 0, 0, 1]))
+    time.sleep(0.3)
+    assert cq.poll()[0] == 0, 'a completion appeared'
+    assert state(qp) == e.IBV_QPS_RTS
+    # the real answer still completes the WRITE
+    peer.send(bth(ACK, 0x900) + b'\x1f\x00\x00\x01')
+    wcs = poll_one()
+    assert len(wcs) == 1 and wcs[0].status == e.IBV_WC_SUCCESS, \
+        f'completions {[w.status for w in wcs]}'
+
+
+@t.case('UD to a multicast group no QP of the device joined: dropped')
+def _():
+    qp = ud_qp(pd, cq, UD_QKEY)
+    victims.append(qp)
+    c0 = counters()
+    deth = struct.pack('!IB3s', UD_QKEY, 0, (FAKE_QPN).to_bytes(3, 'big'))
+    peer.send(bth(UD_SEND_ONLY, 1, dqpn=0xffffff, ackreq=0) + deth +
+              bytes(16), dst='224.0.0.1')
+    time.sleep(0.3)
+    assert counters()['rx_drop_no_qp'] == c0['rx_drop_no_qp'] + 1, \
+        moved(c0)
     assert cq.poll()[0] == 0, 'a completion appeared'
 
 

@@ -4,7 +4,10 @@
 # device, from another namespace, while real traffic runs beside them:
 # forged QPNs and source addresses, bad ICRCs and pads, keys, addresses
 # and lengths outside MRs or their rights, lengths that wrap, opcodes out
-# of sequence, PSNs far out of window, duplicates, unsolicited responses.
+# of sequence, PSNs far out of window, duplicates (READs and atomics
+# replayed), unsolicited responses, ACKs and NAKs forged from another
+# address or for PSNs never sent, IPv6 (an extension header too), UD to a
+# multicast group nobody joined.
 # Each gets the answer the IBTA prescribes (or is dropped and counted), no
 # memory outside the rules changes, the traffic beside it is unharmed.
 # The cases are in hostile.py.
