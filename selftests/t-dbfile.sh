@@ -4,7 +4,8 @@
 # its context's QPs; EINVAL, EIO and ENOTTY for the rest; a QP destroyed
 # while another thread rings it), then a file held by a running process
 # across the device's deletion and across `rmmod sroce`: both complete,
-# the file answers EIO from then on, and it pins only sroce_dbfile. And
+# the file answers EIO from then on, also once sroce is loaded again, and
+# it pins only sroce_dbfile. And
 # ibv_rc_pingpong over each doorbell: the file, and the legacy command
 # that SROCE_LEGACY_DOORBELL asks for.
 here=$(dirname "$(readlink -f "$0")")
@@ -33,7 +34,7 @@ rdma link add sroce0 type sroce netdev vdb0 || exit 1
 timeout 120 "$bin/dbfile" -d sroce0 >"$tmp/dbfile" 2>&1
 rc=$?
 n=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$tmp/dbfile" | head -n1)
-ktap_plan $((${n:-0} + 14))
+ktap_plan $((${n:-0} + 16))
 
 # the harness's TAP as our cases, its diagnostics as ours
 re_ok='^(not )?ok [0-9]+ (.*)$'
@@ -119,9 +120,12 @@ ktap_check "... then the file answers EIO" hold_ring 5
 ktap_check "... its files hold sroce_dbfile" test "$(refcnt sroce_dbfile)" = 2
 ktap_refuse "... which cannot be removed under it" 'in use' \
 	rmmod sroce_dbfile
+ktap_check "sroce loads again with the old file held" modprobe sroce
+ktap_check "... which still answers EIO" hold_ring 5
 hold_stop
 ktap_check "... and its holder exits 0 (it said: $hold_rc)" test "$hold_rc" = 0
-ktap_check "then sroce_dbfile goes, and sroce loads again" \
-	eval 'rmmod sroce_dbfile && modprobe sroce'
+ktap_check "then sroce_dbfile goes with sroce, and both load again" \
+	eval 'modprobe -r sroce && ! grep -q "^sroce_dbfile " /proc/modules &&
+		modprobe sroce'
 
 ktap_finish

@@ -16,6 +16,10 @@
 #             their calls fail (EIO) and exit with an error
 #   rmmod sroce: the same for both devices at once; every app exits with
 #             an error
+#   ip netns delete h1, while an ib_write_bw pair in the initial
+#             namespace drives sroce_h1 and sroce_h2 (every namespace sees
+#             every RDMA device): the namespace goes, with veth1 and its
+#             peer, so both devices go; both apps exit with an error
 #
 # The apps that must exit do so within 60 s (a pingpong side that waits
 # for a message from a peer that is gone waits forever, as on any RDMA
@@ -233,7 +237,7 @@ exec 3>&1
 CLIENTS=(bw.cli pp1.cli pp2.cli)
 ALL=(bw.srv pp1.srv pp2.srv bw.cli pp1.cli pp2.cli)
 
-ktap_plan 20
+ktap_plan 24
 
 # (d) kill -9 of the clients
 if start; then
@@ -320,12 +324,46 @@ again() {
 	pingpong ibv_rc_pingpong 2 sroce_h2 1 sroce_h1 4 "$(host_ip 2)" -n 100
 }
 ktap_check "after rmmod: loaded again, devices added, ibv_rc_pingpong ran" again
+
+# (e) a namespace dismantled under traffic driven from outside it
+ns_start() {
+	local p=$((18000 + RANDOM % 2000)) g1 g2 t0
+	g1=$(roce_gid 1 sroce_h1 4)
+	g2=$(roce_gid 2 sroce_h2 4)
+	PIDS=()
+	NAMES=(nsbw.srv nsbw.cli)
+	ib_write_bw -d sroce_h2 -x "$g2" -p "$p" -q 4 -s 4096 -D 60 -u 18 \
+		>"$tmp/nsbw.srv" 2>&1 &
+	PIDS+=($!)
+	wait_for 10 bash -c "[ -n \"\$(ss -Hltn 'sport = :$p')\" ]" || return 1
+	ib_write_bw -d sroce_h1 -x "$g1" -p "$p" -q 4 -s 4096 -D 60 -u 18 \
+		127.0.0.1 >"$tmp/nsbw.cli" 2>&1 &
+	PIDS+=($!)
+	t0=$(txp)
+	wait_for 40 flowing "$t0"
+}
+devices_gone() {
+	! rdma link show sroce_h1/1 >/dev/null 2>&1 &&
+	! rdma link show sroce_h2/1 >/dev/null 2>&1
+}
+if ns_start; then
+	ktap_check "netns delete: the apps were running" running nsbw.srv nsbw.cli
+	ip netns delete h1
+	ktap_check "netns delete h1 under traffic: both devices went" \
+		wait_for 30 devices_gone
+	wait_apps 60 nsbw.srv nsbw.cli
+	said nsbw.srv nsbw.cli
+	ktap_check "netns delete: both apps exited" all_exited
+	ktap_check "netns delete: both apps exited with an error" \
+		failed nsbw.srv nsbw.cli
+else
+	kill_apps
+	for n in 1 2 3 4; do ktap_fail "netns delete: traffic did not start"; done
+fi
+HOSTS_DEVS=()
 gone() {
-	ip netns exec h1 rdma link delete sroce_h1 &&
-	ip netns exec h2 rdma link delete sroce_h2 &&
 	modprobe -r sroce && ! grep -q '^sroce ' /proc/modules
 }
 ktap_check "modprobe -r sroce unloads it" gone
-HOSTS_DEVS=()
 
 ktap_finish

@@ -373,7 +373,8 @@ struct hammer {
 	int fd;
 	uint32_t qpn;
 	volatile int stop;
-	long rung, gone, other;
+	volatile long rung;
+	long gone, other;
 };
 
 static void *hammer_run(void *arg)
@@ -413,6 +414,7 @@ TEST(destroy_while_ringing)
 	pthread_t t;
 	char buf[64] = {};
 	int i, round;
+	long rung;
 
 	ASSERT_EQ(0, one_open(&o, IBV_QPT_UD));
 	ASSERT_LE(0, o.dev.gid_index[0]);	/* an IPv4 address */
@@ -442,9 +444,13 @@ TEST(destroy_while_ringing)
 		wr.wr.ud.remote_qkey = 0x11111111;
 		h.qpn = o.qp->qp_num;
 		h.stop = 0;
+		rung = h.rung;
 		ASSERT_EQ(0, pthread_create(&t, NULL, hammer_run, &h));
 		for (i = 0; i < 32; i++)
 			ASSERT_EQ(0, ibv_post_send(o.qp, &wr, &bad));
+		/* The thread may start late: destroy once it rings (1 s). */
+		for (i = 0; i < 10000 && h.rung == rung; i++)
+			usleep(100);
 		ASSERT_EQ(0, ibv_destroy_qp(o.qp));
 		o.qp = NULL;
 		usleep(1000);

@@ -14,6 +14,9 @@
  *                  at a time, when its owner moves the QP to RESET: from
  *                  then on B sends nothing (its tx_packets stays).
  *   read_error     the same with the error state.
+ *   read_destroy   the same, but B's QP is destroyed while its pacer
+ *                  holds the next response back: destroy returns (the
+ *                  timer is cancelled), B sends nothing more.
  *   reset_loop     a READ in flight, and B's QP through RESET, INIT and
  *                  RTR with another path MTU and max_dest_rd_atomic (0
  *                  every other round, when READs must be refused), many
@@ -230,6 +233,30 @@ TEST_F_TIMEOUT(race, read_reset, 120)
 TEST_F_TIMEOUT(race, read_error, 120)
 {
 	read_then(_metadata, self, IBV_QPS_ERR);
+}
+
+TEST_F_TIMEOUT(race, read_destroy, 120)
+{
+	struct ibv_qp_cap cap = { .max_send_wr = 16, .max_recv_wr = 16,
+				  .max_send_sge = 1, .max_recv_sge = 1 };
+	long long before, after;
+
+	ASSERT_EQ(0, reconnect(&self->a, &self->b, IBV_MTU_1024, 16, 1));
+	ASSERT_EQ(0, post_read(&self->a, &self->b, LEN));
+	ASSERT_TRUE(read_arrived(&self->a, 0xab, 1 << 20));
+	ASSERT_EQ(0, ibv_destroy_qp(self->b.qp));
+	self->b.qp = NULL;
+	before = tx_packets(&self->b);
+	usleep(1000 * 1000);
+	after = tx_packets(&self->b);
+	vu_diag("B sent %lld packets in the second after its QP was destroyed",
+		after - before);
+	EXPECT_EQ(before, after);
+	/* a new QP for the teardown */
+	self->b.qp = vu_create_qp(&self->b.dev, IBV_QPT_RC, self->b.cq,
+				  self->b.cq, &cap);
+	ASSERT_NE(NULL, self->b.qp);
+	drain(&self->a, 100);
 }
 
 TEST_F_TIMEOUT(race, reset_loop, 600)
