@@ -8,7 +8,10 @@
 #   ktap_refuse DESC ERE CMD...  passes when CMD FAILS and prints ERE
 #   ktap_skip DESC REASON    one skipped case
 #   ktap_require WHAT...     skip the whole test (exit 4) unless each WHAT
-#                            holds: root, cmd:NAME, module:NAME
+#                            holds: root, cmd:NAME, module:NAME, py:MODULE
+#                            (python3 imports it), bin:NAME (a C helper in
+#                            build/selftests, made by make -C selftests)
+#   ktap_skip_all REASON     skip the whole test (exit 4)
 #   ktap_relay NAME FILE     the kselftest-harness TAP of program NAME, in
 #                            FILE, as cases of ours ("NAME: case"), its
 #                            diagnostics as ours
@@ -29,8 +32,15 @@ ktap_plan() {
 	echo "1..$1"
 }
 
+ktap_skip_all() {
+	echo "KTAP version 1"
+	echo "1..0 # SKIP $1"
+	exit 4
+}
+
 ktap_require() {
-	local w why=
+	local w why= bin
+	bin=$(readlink -f "$(dirname "$0")/../build/selftests")
 	for w in "$@"; do
 		case $w in
 		root)	[ "$(id -u)" -eq 0 ] || why="needs root" ;;
@@ -38,12 +48,12 @@ ktap_require() {
 		module:*)
 			modinfo "${w#module:}" >/dev/null 2>&1 ||
 				why="needs kernel module ${w#module:}" ;;
+		py:*)	python3 -c "import ${w#py:}" 2>/dev/null ||
+				why="needs python3 module ${w#py:}" ;;
+		bin:*)	[ -x "$bin/${w#bin:}" ] ||
+				why="no $bin/${w#bin:}: make -C selftests all" ;;
 		esac
-		if [ -n "$why" ]; then
-			echo "KTAP version 1"
-			echo "1..0 # SKIP $why"
-			exit 4
-		fi
+		[ -z "$why" ] || ktap_skip_all "$why"
 	done
 }
 

@@ -21,6 +21,8 @@
 #   host_ip I, host_ip6 I, host_if I, host_ns I
 #                         its IPv4 and IPv6 address, link and namespace
 #   sroce_add I           add sroce device sroce_h<I> on veth<I> (in h<I>)
+#   two_hosts             hosts_create 2 and both devices, a scratch $tmp,
+#                         resources_mark 1 2; all undone on exit
 #   hosts_cleanup         delete those devices and the namespaces; an EXIT
 #                         trap set by hosts_create (call it from your own
 #                         EXIT trap if you replace it)
@@ -106,6 +108,16 @@ sroce_add() {
 	ip netns exec "h$i" rdma link add "sroce_h$i" type sroce netdev "veth$i" || return 1
 	HOSTS_DEVS+=("$i")
 	modprobe -q -a ib_uverbs rdma_ucm || true
+}
+
+# two_hosts: hosts h1 and h2 with their devices, a scratch directory
+# $tmp, both removed on exit, and the devices' objects counted
+# (resources_back 1 2 checks that they are as many again)
+two_hosts() {
+	hosts_create 2 && sroce_add 1 && sroce_add 2 || return 1
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"; hosts_cleanup' EXIT
+	resources_mark 1 2
 }
 
 hosts_cleanup() {

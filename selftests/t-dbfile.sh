@@ -36,21 +36,7 @@ rc=$?
 n=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$tmp/dbfile" | head -n1)
 ktap_plan $((${n:-0} + 16))
 
-# the harness's TAP as our cases, its diagnostics as ours
-re_ok='^(not )?ok [0-9]+ (.*)$'
-while IFS= read -r line; do
-	if [[ $line =~ $re_ok ]]; then
-		if [ -n "${BASH_REMATCH[1]}" ]; then
-			ktap_fail "dbfile: ${BASH_REMATCH[2]}"
-		else
-			ktap_ok "dbfile: ${BASH_REMATCH[2]}"
-		fi
-	elif [[ $line == "TAP version"* || $line =~ ^1\.\.[0-9]+$ ]]; then
-		continue
-	else
-		echo "# ${line#\# }"
-	fi
-done <"$tmp/dbfile"
+ktap_relay dbfile "$tmp/dbfile"
 ktap_check "dbfile exited 0 (it said: $rc)" test "$rc" = 0
 
 # pp [VAR=VALUE...]: ibv_rc_pingpong on sroce0 with itself, in that

@@ -12,20 +12,10 @@ here=$(dirname "$(readlink -f "$0")")
 . "$here/lib.sh"
 
 bin=$(readlink -f "$here/../build/selftests")
-ktap_require root cmd:rdma module:sroce module:veth
-if [ ! -x "$bin/integrity" ] || [ ! -x "$bin/negative" ]; then
-	echo "KTAP version 1"
-	echo "1..0 # SKIP no $bin/integrity or negative: make -C selftests all"
-	exit 4
-fi
+ktap_require root cmd:rdma module:sroce module:veth bin:integrity \
+	bin:negative
 
-hosts_create 2
-sroce_add 1
-sroce_add 2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; hosts_cleanup' EXIT
-
-resources_mark 1 2
+two_hosts
 
 timeout 240 "$bin/integrity" ${INTEGRITY_SEED:+-s "$INTEGRITY_SEED"} \
 	>"$tmp/integrity" 2>&1

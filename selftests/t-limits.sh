@@ -13,19 +13,10 @@ here=$(dirname "$(readlink -f "$0")")
 . "$here/lib.sh"
 
 bin=$(readlink -f "$here/../build/selftests")
-ktap_require root cmd:rdma cmd:ib_write_bw module:sroce module:veth
-if [ ! -x "$bin/limits" ]; then
-	echo "KTAP version 1"
-	echo "1..0 # SKIP no $bin/limits: make -C selftests all"
-	exit 4
-fi
+ktap_require root cmd:rdma cmd:ib_write_bw module:sroce module:veth \
+	bin:limits
 
-hosts_create 2
-sroce_add 1
-sroce_add 2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; hosts_cleanup' EXIT
-resources_mark 1 2
+two_hosts
 
 # The debug kernel (KASAN, lockdep) is several times slower.
 case $(uname -r) in *debug*) : "${LIMITS_MS:=8000}" ;; esac

@@ -9,18 +9,15 @@ here=$(dirname "$(readlink -f "$0")")
 . "$here/ktap.sh"
 . "$here/lib.sh"
 
-ktap_require root cmd:rdma cmd:python3 module:sroce
-python3 -c 'import pyverbs' 2>/dev/null || {
-	echo "KTAP version 1"; echo "1..0 # SKIP needs pyverbs"; exit 4; }
+ktap_require root cmd:rdma cmd:python3 module:sroce py:pyverbs
 
 cg=/sys/fs/cgroup
 if [ ! -f "$cg/cgroup.controllers" ]; then
-	mount -t cgroup2 none "$cg" 2>/dev/null || {
-		echo "KTAP version 1"; echo "1..0 # SKIP no cgroup2"; exit 4; }
+	mount -t cgroup2 none "$cg" 2>/dev/null || ktap_skip_all "no cgroup2"
 fi
 for c in memory rdma; do
-	grep -qw "$c" "$cg/cgroup.controllers" || {
-		echo "KTAP version 1"; echo "1..0 # SKIP no $c controller"; exit 4; }
+	grep -qw "$c" "$cg/cgroup.controllers" ||
+		ktap_skip_all "no $c controller"
 done
 echo "+memory +rdma" >"$cg/cgroup.subtree_control"
 

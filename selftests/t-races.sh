@@ -17,19 +17,10 @@ here=$(dirname "$(readlink -f "$0")")
 . "$here/lib.sh"
 
 bin=$(readlink -f "$here/../build/selftests")
-ktap_require root cmd:rdma cmd:tc module:sroce module:veth module:sch_netem
-if [ ! -x "$bin/races" ]; then
-	echo "KTAP version 1"
-	echo "1..0 # SKIP no $bin/races: make -C selftests all"
-	exit 4
-fi
+ktap_require root cmd:rdma cmd:tc module:sroce module:veth module:sch_netem \
+	bin:races
 
-hosts_create 2
-sroce_add 1
-sroce_add 2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; hosts_cleanup' EXIT
-resources_mark 1 2
+two_hosts
 
 echo 200 >/sys/class/infiniband/sroce_h1/cc/rpg_max_rate
 echo 200 >/sys/class/infiniband/sroce_h2/cc/rpg_max_rate

@@ -15,9 +15,8 @@ here=$(dirname "$(readlink -f "$0")")
 . "$here/ktap.sh"
 . "$here/lib.sh"
 
-ktap_require root cmd:rdma cmd:python3 module:sroce module:veth module:dummy
-python3 -c 'import pyverbs' 2>/dev/null || {
-	echo "KTAP version 1"; echo "1..0 # SKIP needs pyverbs"; exit 4; }
+ktap_require root cmd:rdma cmd:python3 module:sroce module:veth module:dummy \
+	py:pyverbs
 
 ktap_plan 6
 

@@ -880,21 +880,6 @@ static void __attribute__((constructor)) __constructor_order_last(void)
 
 int main(int argc, char **argv)
 {
-	int c;
-
-	while ((c = getopt(argc, argv, "a:b:")) != -1) {
-		switch (c) {
-		case 'a':
-			dev_name[0] = optarg;
-			break;
-		case 'b':
-			dev_name[1] = optarg;
-			break;
-		default:
-			fprintf(stderr, "usage: %s [-a DEVICE] [-b DEVICE]\n",
-				argv[0]);
-			return 2;
-		}
-	}
-	return test_harness_run(argc, argv);
+	return vu_devs_from_args(argc, argv, dev_name) ?:
+	       test_harness_run(argc, argv);
 }

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define VU_PORT		1
 #define VU_MAX_GIDS	64
@@ -335,6 +336,26 @@ static inline long vu_first_diff(const uint8_t *a, const uint8_t *b,
 	for (i = 0; i < len && a[i] == b[i]; i++)
 		;
 	return (long)i;
+}
+
+/*
+ * vu_devs_from_args() - for the programs whose only options are -a DEVICE
+ * and -b DEVICE, the two devices' names, into @name[0] and @name[1].
+ * Return: 0, or 2 after a usage line.
+ */
+static inline int vu_devs_from_args(int argc, char **argv, const char **name)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "a:b:")) != -1) {
+		if (c != 'a' && c != 'b') {
+			fprintf(stderr, "usage: %s [-a DEVICE] [-b DEVICE]\n",
+				argv[0]);
+			return 2;
+		}
+		name[c - 'a'] = optarg;
+	}
+	return 0;
 }
 
 static inline const char *vu_wc_status(enum ibv_wc_status s)
