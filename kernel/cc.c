@@ -408,16 +408,24 @@ out:
  * @qp: the QP, from the peer's address (checked)
  *
  * Softirq. Sends the peer QP a CNP unless this QP sent one less than
- * min_time_between_cnps ago.
+ * min_time_between_cnps ago. The peer's path is read under resp_lock,
+ * under which modify_qp changes it.
  */
 void sroce_cc_rcv_ce(struct sroce_dev *sdev, struct sroce_qp *qp)
 {
-	enum ib_qp_state state = READ_ONCE(qp->state);
+	enum ib_qp_state state;
+	struct sroce_av av;
+	u32 dqpn;
 
+	spin_lock(&qp->resp_lock);
+	state = READ_ONCE(qp->state);
+	av = qp->av;
+	dqpn = qp->dest_qpn;
+	spin_unlock(&qp->resp_lock);
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
 	    state != IB_QPS_SQD)
 		return;
-	sroce_cc_np(sdev, qp, &qp->av, qp->dest_qpn, false);
+	sroce_cc_np(sdev, qp, &av, dqpn, false);
 }
 
 /**
