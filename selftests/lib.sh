@@ -208,6 +208,9 @@ counter() {
 		awk -v n="$2" '{ for (i = 3; i < NF; i += 2) if ($i == n) print $(i + 1) }'
 }
 
+# counter_past H NAME N: that counter is above N (for wait_for)
+counter_past() { [ "$(counter "$1" "$2")" -gt "$3" ]; }
+
 # kill9 PID...: SIGKILL each of the background programs a test started,
 # and reap those that are its children (for EXIT traps)
 kill9() {
