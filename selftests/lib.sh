@@ -208,6 +208,10 @@ counter() {
 		awk -v n="$2" '{ for (i = 3; i < NF; i += 2) if ($i == n) print $(i + 1) }'
 }
 
+# debug_kernel: this is the debug kernel (selftests/vm/build-debug-kernel),
+# whose KASAN, lockdep and kmemleak make it several times slower
+debug_kernel() { [[ $(uname -r) == *-debug ]]; }
+
 # counter_past H NAME N: that counter is above N (for wait_for)
 counter_past() { [ "$(counter "$1" "$2")" -gt "$3" ]; }
 

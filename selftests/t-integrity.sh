@@ -23,11 +23,10 @@ two_hosts
 # traffic meets on Debian's kernel (UC cannot lose a packet here).
 opts=()
 backlog=$(sysctl -n net.core.netdev_max_backlog)
-case $(uname -r) in
-*debug*)
+if debug_kernel; then
 	sysctl -qw net.core.netdev_max_backlog=8000
-	opts=(-t 18) ;;
-esac
+	opts=(-t 18)
+fi
 timeout 240 "$bin/integrity" ${INTEGRITY_SEED:+-s "$INTEGRITY_SEED"} \
 	${opts[@]+"${opts[@]}"} >"$tmp/integrity" 2>&1
 rc_integrity=$?

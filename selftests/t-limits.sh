@@ -18,8 +18,7 @@ ktap_require root cmd:rdma cmd:ib_write_bw module:sroce module:veth \
 
 two_hosts
 
-# The debug kernel (KASAN, lockdep) is several times slower.
-case $(uname -r) in *debug*) : "${LIMITS_MS:=8000}" ;; esac
+debug_kernel && : "${LIMITS_MS:=8000}"
 timeout 600 "$bin/limits" ${LIMITS_MS:+-l "$LIMITS_MS"} >"$tmp/limits" 2>&1
 rc=$?
 n=$(ktap_planned_in "$tmp/limits")

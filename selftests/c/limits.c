@@ -39,46 +39,19 @@
 static const char *dev_name[2] = { "sroce_h1", "sroce_h2" };
 static long limit_ms = 2000;
 
-struct end {
-	struct vu_dev dev;
-	struct ibv_cq *cq;
-	uint8_t *buf;
-	struct ibv_mr *mr;
-};
-
 static long ms_between(const struct timespec *a, const struct timespec *b)
 {
 	return (b->tv_sec - a->tv_sec) * 1000 +
 	       (b->tv_nsec - a->tv_nsec) / 1000000;
 }
 
-static int end_open(struct end *e, const char *name)
+static int end_open(struct vu_end *e, const char *name)
 {
-	int err = vu_open(&e->dev, name);
-
-	if (err)
-		return err;
-	e->cq = ibv_create_cq(e->dev.ctx, NWR + 64, NULL, NULL, 0);
-	e->buf = aligned_alloc(4096, WR_BYTES);
-	if (!e->cq || !e->buf)
-		return ENOMEM;
-	memset(e->buf, 0x5a, WR_BYTES);
-	e->mr = ibv_reg_mr(e->dev.pd, e->buf, WR_BYTES,
+	return vu_end_open(e, name, NWR + 64, WR_BYTES, 0x5a,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	return e->mr ? 0 : errno;
 }
 
-static void end_close(struct end *e)
-{
-	if (e->mr)
-		ibv_dereg_mr(e->mr);
-	if (e->cq)
-		ibv_destroy_cq(e->cq);
-	free(e->buf);
-	vu_close(&e->dev);
-}
-
-static struct ibv_qp *qp_new(struct end *e, enum ibv_qp_type type,
+static struct ibv_qp *qp_new(struct vu_end *e, enum ibv_qp_type type,
 			     uint32_t nwr, uint32_t nsge)
 {
 	struct ibv_qp_cap cap = {
@@ -90,7 +63,7 @@ static struct ibv_qp *qp_new(struct end *e, enum ibv_qp_type type,
 }
 
 /* Connect @qa on @a and @qb on @b at path MTU @mtu; 0 or an errno. */
-static int pair(struct end *a, struct ibv_qp *qa, struct end *b,
+static int pair(struct vu_end *a, struct ibv_qp *qa, struct vu_end *b,
 		struct ibv_qp *qb, enum ibv_mtu mtu)
 {
 	struct vu_conn c = vu_conn_default(&b->dev, qb->qp_num, 0);
@@ -110,7 +83,7 @@ static int pair(struct end *a, struct ibv_qp *qa, struct end *b,
  * and the receiving host must stay responsive.
  */
 struct pinger {
-	struct end *a, *b;
+	struct vu_end *a, *b;
 	struct ibv_qp *qa, *qb;
 	struct ibv_cq *ca, *cb;
 	volatile bool stop;
@@ -119,7 +92,7 @@ struct pinger {
 	pthread_t thread;
 };
 
-static int ping_post_recv(struct ibv_qp *qp, struct end *e, size_t off)
+static int ping_post_recv(struct ibv_qp *qp, struct vu_end *e, size_t off)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)e->buf + off,
 			       .length = PP_BYTES, .lkey = e->mr->lkey };
@@ -128,7 +101,7 @@ static int ping_post_recv(struct ibv_qp *qp, struct end *e, size_t off)
 	return ibv_post_recv(qp, &wr, &bad);
 }
 
-static int ping_send(struct ibv_qp *qp, struct end *e, size_t off)
+static int ping_send(struct ibv_qp *qp, struct vu_end *e, size_t off)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)e->buf + off,
 			       .length = PP_BYTES, .lkey = e->mr->lkey };
@@ -171,7 +144,7 @@ static void *ping_loop(void *arg)
 	return NULL;
 }
 
-static int ping_start(struct pinger *p, struct end *a, struct end *b)
+static int ping_start(struct pinger *p, struct vu_end *a, struct vu_end *b)
 {
 	struct ibv_qp_cap cap = { .max_send_wr = 4, .max_recv_wr = 4,
 				  .max_send_sge = 1, .max_recv_sge = 1 };
@@ -205,7 +178,7 @@ static long ping_stop(struct pinger *p)
 }
 
 FIXTURE(lim) {
-	struct end a, b;
+	struct vu_end a, b;
 	struct ibv_sge sge[NWR][NSGE];
 	struct ibv_send_wr wr[NWR];
 };
@@ -218,8 +191,8 @@ FIXTURE_SETUP(lim)
 
 FIXTURE_TEARDOWN(lim)
 {
-	end_close(&self->a);
-	end_close(&self->b);
+	vu_end_close(&self->a);
+	vu_end_close(&self->b);
 }
 
 /*

@@ -54,45 +54,17 @@
 
 static const char *dev_name[2] = { "sroce_h1", "sroce_h2" };
 
-struct end {
-	struct vu_dev dev;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	uint8_t *buf;
-	struct ibv_mr *mr;
-};
-
-static int end_open(struct end *e, const char *name, uint8_t fill)
+static int end_open(struct vu_end *e, const char *name, uint8_t fill)
 {
 	struct ibv_qp_cap cap = { .max_send_wr = 16, .max_recv_wr = 16,
 				  .max_send_sge = 1, .max_recv_sge = 1 };
-	int err = vu_open(&e->dev, name);
+	int err = vu_end_open(e, name, 64, LEN, fill,
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
 
 	if (err)
 		return err;
-	e->cq = ibv_create_cq(e->dev.ctx, 64, NULL, NULL, 0);
-	e->buf = aligned_alloc(4096, LEN);
-	if (!e->cq || !e->buf)
-		return ENOMEM;
-	memset(e->buf, fill, LEN);
-	e->mr = ibv_reg_mr(e->dev.pd, e->buf, LEN,
-			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
-	if (!e->mr)
-		return errno;
 	e->qp = vu_create_qp(&e->dev, IBV_QPT_RC, e->cq, e->cq, &cap);
 	return e->qp ? 0 : errno;
-}
-
-static void end_close(struct end *e)
-{
-	if (e->qp)
-		ibv_destroy_qp(e->qp);
-	if (e->mr)
-		ibv_dereg_mr(e->mr);
-	if (e->cq)
-		ibv_destroy_cq(e->cq);
-	free(e->buf);
-	vu_close(&e->dev);
 }
 
 static int to_state(struct ibv_qp *qp, enum ibv_qp_state state)
@@ -107,7 +79,7 @@ static int to_state(struct ibv_qp *qp, enum ibv_qp_state state)
  * RESET, at @mtu, B with @dest_rd responder resources; new PSNs each time
  * (@round), so nothing of an earlier round is taken as new.
  */
-static int reconnect(struct end *a, struct end *b, enum ibv_mtu mtu,
+static int reconnect(struct vu_end *a, struct vu_end *b, enum ibv_mtu mtu,
 		   uint8_t dest_rd, uint32_t round)
 {
 	struct vu_conn c = vu_conn_default(&b->dev, b->qp->qp_num, 0);
@@ -130,7 +102,7 @@ static int reconnect(struct end *a, struct end *b, enum ibv_mtu mtu,
 	return vu_connect(&b->dev, b->qp, &c);
 }
 
-static int post_read(struct end *a, struct end *b, uint32_t len)
+static int post_read(struct vu_end *a, struct vu_end *b, uint32_t len)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)a->buf, .length = len,
 			       .lkey = a->mr->lkey };
@@ -145,7 +117,7 @@ static int post_read(struct end *a, struct end *b, uint32_t len)
 }
 
 /* Wait up to 10 s until the first @n bytes of A's buffer hold B's fill. */
-static bool read_arrived(struct end *a, uint8_t fill, size_t n)
+static bool read_arrived(struct vu_end *a, uint8_t fill, size_t n)
 {
 	struct timespec t0;
 
@@ -159,7 +131,7 @@ static bool read_arrived(struct end *a, uint8_t fill, size_t n)
 }
 
 /* B's tx_packets, from its port counters */
-static long long tx_packets(const struct end *b)
+static long long tx_packets(const struct vu_end *b)
 {
 	char path[256];
 	long long v = -1;
@@ -178,7 +150,7 @@ static long long tx_packets(const struct end *b)
 }
 
 /* Drain A's CQ: every completion there is, for @ms. */
-static void drain(struct end *e, long ms)
+static void drain(struct vu_end *e, long ms)
 {
 	struct ibv_wc wc[16];
 
@@ -186,7 +158,7 @@ static void drain(struct end *e, long ms)
 }
 
 FIXTURE(race) {
-	struct end a, b;
+	struct vu_end a, b;
 };
 
 FIXTURE_SETUP(race)
@@ -197,8 +169,8 @@ FIXTURE_SETUP(race)
 
 FIXTURE_TEARDOWN(race)
 {
-	end_close(&self->a);
-	end_close(&self->b);
+	vu_end_close(&self->a);
+	vu_end_close(&self->b);
 }
 
 /*

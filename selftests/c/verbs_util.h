@@ -122,6 +122,55 @@ static inline void vu_close(struct vu_dev *d)
 	d->ctx = NULL;
 }
 
+/*
+ * One end of a test: a device, a CQ, a registered buffer and the test's
+ * own QP (vu_end_close() destroys it when set).
+ */
+struct vu_end {
+	struct vu_dev dev;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	uint8_t *buf;
+	struct ibv_mr *mr;
+};
+
+/*
+ * vu_end_open() - open @name with a CQ of @cqe entries and @len bytes of
+ * @fill registered with @access; 0 or an errno (vu_end_close() undoes a
+ * partial open)
+ */
+static inline int vu_end_open(struct vu_end *e, const char *name, int cqe,
+			      size_t len, uint8_t fill, int access)
+{
+	int err = vu_open(&e->dev, name);
+
+	if (err)
+		return err;
+	e->cq = ibv_create_cq(e->dev.ctx, cqe, NULL, NULL, 0);
+	e->buf = aligned_alloc(4096, len);
+	if (!e->cq || !e->buf)
+		return ENOMEM;
+	memset(e->buf, fill, len);
+	e->mr = ibv_reg_mr(e->dev.pd, e->buf, len, access);
+	return e->mr ? 0 : errno;
+}
+
+static inline void vu_end_close(struct vu_end *e)
+{
+	if (e->qp)
+		ibv_destroy_qp(e->qp);
+	if (e->mr)
+		ibv_dereg_mr(e->mr);
+	if (e->cq)
+		ibv_destroy_cq(e->cq);
+	free(e->buf);
+	vu_close(&e->dev);
+	e->qp = NULL;
+	e->mr = NULL;
+	e->cq = NULL;
+	e->buf = NULL;
+}
+
 /* vu_create_qp() - a QP of @d; @cap is updated to what was granted */
 static inline struct ibv_qp *vu_create_qp(struct vu_dev *d,
 					  enum ibv_qp_type type,
