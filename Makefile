@@ -4,6 +4,7 @@
 # `make check` runs every test, `make check-debug` the VM tests again on a
 # debug kernel (KASAN, lockdep, KMEMLEAK), `make demo` shows it working in a VM,
 # `make fuzz` fuzzes the protocol core (FUZZ_TIME seconds per target),
+# `make fuzz-rings` fuzzes the rings from userspace in a VM (debug kernel),
 # `make cc-demo` plots a congested link with DCQCN off and on.
 #
 # KDIR     kernel build tree (default: /lib/modules/`uname -r`/build when it
@@ -19,7 +20,7 @@ export SROCE_CACHE KERNEL DESTDIR C W
 top := $(CURDIR)
 
 .PHONY: all module provider install install-module install-provider \
-	unit fuzz check check-debug demo cc-demo bench style clean help
+	unit fuzz fuzz-rings check check-debug demo cc-demo bench style clean help
 
 all: module provider
 
@@ -49,6 +50,14 @@ FUZZ_TARGETS ?=
 fuzz:
 	@$(top)/selftests/fuzz/run --time $(FUZZ_TIME) $(FUZZ_TARGETS)
 
+# The ring fuzzer: processes that write anything into their rings and race
+# modify_qp, destroy_qp, dereg_mr and device deletion against traffic, in a
+# VM on the debug kernel for FUZZ_RINGS_TIME seconds (selftests/fuzz-rings;
+# FUZZ_RINGS_KERNEL=6.1 for Debian's own, FUZZ_RINGS_SEED=0x... replays).
+FUZZ_RINGS_TIME ?= 1800
+fuzz-rings:
+	@FUZZ_RINGS_TIME=$(FUZZ_RINGS_TIME) $(top)/selftests/fuzz-rings
+
 check:
 	@$(top)/selftests/check
 
@@ -77,4 +86,4 @@ clean:
 	@$(MAKE) -s -C selftests/unit clean
 
 help:
-	@sed -n 's/^# \{0,1\}//p' Makefile | sed -n '1,14p'
+	@sed -n 's/^# \{0,1\}//p' Makefile | sed -n '1,15p'
