@@ -194,6 +194,7 @@ struct fqp {
 	int side;
 	uint8_t type;			/* IBV_QPT_* */
 	int on_srq;
+	int clean;			/* gets only valid WQEs (real traffic) */
 	uint32_t handle, qpn;
 	uint32_t max_sge, max_inline, max_rsge;
 	struct rv_ring sq, rq;		/* rq.map NULL on an SRQ */
@@ -849,12 +850,12 @@ static void post_fn(void *arg)
 		break;
 	case M_FLOOD:
 		/* Large RDMA WRITEs into every free slot, round after round. */
-		rounds = 1 + rnd(r, 6);
+		rounds = 1 + rnd(r, 4);
 		for (round = 0; round < rounds && !stopping(); round++) {
 			struct fqp *pq = peer_of(q);
 			struct side *ps = pq && live(&pq->live) ?
 					  &W.side[pq->side] : NULL;
-			uint32_t len = pct(r, 80) ? 16384u << rnd(r, 5) :
+			uint32_t len = pct(r, 85) ? 16384u << rnd(r, 4) :
 				       MR_BYTES;
 
 			prod = prod_start(sq, &room);
@@ -940,6 +941,8 @@ static void *poster(void *arg)
 		rdlock();
 		p.q = pick_qp(r, p.mode == M_FLOOD ? IBV_QPT_UC : -1);
 		if (p.q && p.mode == M_FLOOD && p.q->type == IBV_QPT_UD)
+			p.mode = M_VALID;
+		if (p.q && p.q->clean && p.mode != M_FLOOD)
 			p.mode = M_VALID;
 		if (p.q && guarded(post_fn, &p))
 			ring_fault(&W.side[p.q->side]);
@@ -1036,7 +1039,8 @@ static void ring_fn(void *arg)
 			count(OP_BAD_IOCTL, err);
 			check_dead(s, err);
 		} else {
-			rewrite_one(r, q);
+			if (!q->clean)
+				rewrite_one(r, q);
 			doorbell(r, s, q, 0);
 		}
 	}
@@ -1118,7 +1122,7 @@ static void cq_poll(struct vu_rng *r, struct fcq *cq)
 
 /* Fill @n receive WQEs from @idx: valid, or now and then garbage. */
 static void rwqe_fill(struct vu_rng *r, struct side *s, struct rv_ring *ring,
-		      uint32_t max_sge, uint32_t idx, uint32_t n)
+		      uint32_t max_sge, uint32_t idx, uint32_t n, bool clean)
 {
 	uint32_t nfit = (ring->stride - RWQE_HDR) / SGE_BYTES, i, k;
 
@@ -1127,7 +1131,7 @@ static void rwqe_fill(struct vu_rng *r, struct side *s, struct rv_ring *ring,
 		struct sroce_recv_wqe w = { .wr_id = next_wr_id() };
 		struct sroce_sge *g = (void *)(slot + RWQE_HDR);
 
-		if (pct(r, 5)) {
+		if (!clean && pct(r, 5)) {
 			vu_fill(r, slot, ring->stride);
 			w.num_sge = pct(r, 50) ? odd_u32(r) :
 				    rnd(r, nfit + 1);
@@ -1154,7 +1158,7 @@ static void rwqe_fill(struct vu_rng *r, struct side *s, struct rv_ring *ring,
 
 /* Refill a receive ring; the doorbell if the kernel flags an error. */
 static void rq_refill(struct vu_rng *r, struct side *s, struct fqp *q,
-		      struct rv_ring *ring, uint32_t max_sge)
+		      struct rv_ring *ring, uint32_t max_sge, bool clean)
 {
 	uint32_t room, prod = prod_start(ring, &room);
 
@@ -1162,8 +1166,8 @@ static void rq_refill(struct vu_rng *r, struct side *s, struct fqp *q,
 	if (!room || (__atomic_load_n(&ring->hdr->flags, __ATOMIC_RELAXED) &
 		      SROCE_RING_ERR && !pct(r, 10)))
 		return;
-	rwqe_fill(r, s, ring, max_sge, prod, room);
-	st(&ring->hdr->prod, pct(r, 3) ?
+	rwqe_fill(r, s, ring, max_sge, prod, room, clean);
+	st(&ring->hdr->prod, !clean && pct(r, 3) ?
 	   odd_prod(r, ring, prod + room, ld(&ring->hdr->cons)) :
 	   prod + room);
 	count(OP_POST_RECV, 0);
@@ -1188,10 +1192,10 @@ static void poll_fn(void *arg)
 		struct fqp *q = &W.qp[i];
 
 		if (live(&q->live) && &W.side[q->side] == s && q->rq.map)
-			rq_refill(r, s, q, &q->rq, q->max_rsge);
+			rq_refill(r, s, q, &q->rq, q->max_rsge, q->clean);
 	}
 	if (s->srq_live)
-		rq_refill(r, s, NULL, &s->srq, s->srq_max_sge);
+		rq_refill(r, s, NULL, &s->srq, s->srq_max_sge, false);
 	for (i = 0; i < 16; i++) {
 		if (read(s->ctx->async_fd, &ev, sizeof(ev)) != sizeof(ev))
 			break;
@@ -1619,6 +1623,7 @@ static void pair_create(struct vu_rng *r, int k)
 	qp_destroy(b);
 	if (sa < 0 || sb < 0)
 		return;
+	a->clean = b->clean = k == 0 || pct(r, 20);
 	if (qp_create(r, a, sa, type) || qp_create(r, b, sb, type))
 		return;
 	pair_connect(r, k);
@@ -1678,6 +1683,7 @@ static void ud_heal(struct vu_rng *r, struct fqp *q, bool anew)
 	}
 	qp_destroy(q);
 	si = pick_side(r);
+	q->clean = q == &W.qp[2 * NPAIRS] || pct(r, 20);
 	if (si >= 0 && !qp_create(r, q, si, IBV_QPT_UD))
 		ud_connect(q);
 }
@@ -2213,7 +2219,7 @@ static int worker_main(int id, uint64_t seed)
 	for (i = 0; i < W.nsides; i++)
 		if (W.side[i].ctx)
 			side_close(i);
-	return 0;
+	return W.st->ok[OP_ODD_FAULT] ? 3 : 0;
 }
 
 /* -- the chaos actor ---------------------------------------------------- */
