@@ -42,11 +42,16 @@
  * everything of that device and open it again once it is back.
  *
  * Errors from system calls are expected: they are counted, not reported.
- * A ring access that faults (SIGBUS or SIGSEGV, a zapped mapping) makes
- * the worker drop that device's state and open it again. At the end the
- * parent prints the counts of calls and errnos. The exit status is 0 when
- * every child ended normally and in time, else 1; whether the kernel
- * stayed whole is for its log to say (the VM's scan).
+ * A ring access that faults (SIGBUS or SIGSEGV) makes the worker drop that
+ * device's state and open it again; that is expected after the control
+ * thread zapped one of the device's rings, and fails the run otherwise
+ * (the kernel must leave a process's ring mappings alone). Some QPs get
+ * only valid WQEs, so that real traffic keeps the engines busy. At the end
+ * the parent prints the counts of operations, errnos and CQE statuses.
+ * The exit status is 0 when every child ended normally and in time, else
+ * 1; whether the kernel stayed whole is for its log to say (the VM's
+ * scan). A child that does not stop within GRACE_S of the end is shown
+ * with its kernel stacks, as a hang.
  *
  * Every decision comes from a generator seeded from the seed, each thread
  * of each process its own stream: the same seed and options replay the
