@@ -17,8 +17,10 @@
  * on one) and runs four threads until the time is up:
  *
  *   control  creates, connects and heals QP pairs (RC, UC) and UD QPs;
- *            modifies QPs to random states with random attributes (path
- *            MTU, max_dest_rd_atomic 0.., RESET and ERR under traffic);
+ *            modifies QPs to random states with random attributes (random
+ *            bytes, and transitions the verbs allow with values around
+ *            and past the limits: path MTU, max_dest_rd_atomic 0..255,
+ *            destination QPNs; RESET and ERR under traffic);
  *            destroys QPs and deregisters MRs under traffic; resizes CQs,
  *            tries to destroy CQs in use, creates and destroys AHs,
  *            asks for QPs with impossible capabilities, maps odd offsets
@@ -102,7 +104,8 @@
 
 enum op {
 	OP_OPEN, OP_CREATE_CQ, OP_RESIZE_CQ, OP_DESTROY_CQ, OP_CREATE_QP,
-	OP_BAD_QP, OP_MODIFY_QP, OP_RANDOM_MODIFY, OP_QUERY_QP,
+	OP_BAD_QP, OP_MODIFY_QP, OP_RANDOM_MODIFY, OP_PLAUSIBLE_MODIFY,
+	OP_QUERY_QP,
 	OP_DESTROY_QP, OP_CREATE_SRQ, OP_MODIFY_SRQ, OP_CREATE_AH,
 	OP_DESTROY_AH, OP_REG_MR, OP_DEREG_MR, OP_MMAP, OP_ZAP,
 	OP_POST_SEND, OP_POST_GARBAGE, OP_UC_FLOOD, OP_REWRITE, OP_PROD,
@@ -116,6 +119,7 @@ static const char *const op_name[OP_N] = {
 	[OP_RESIZE_CQ] = "resize_cq", [OP_DESTROY_CQ] = "destroy_cq",
 	[OP_CREATE_QP] = "create_qp", [OP_BAD_QP] = "create_bad_qp",
 	[OP_MODIFY_QP] = "modify_qp", [OP_RANDOM_MODIFY] = "random_modify",
+	[OP_PLAUSIBLE_MODIFY] = "plausible_modify",
 	[OP_QUERY_QP] = "query_qp", [OP_DESTROY_QP] = "destroy_qp",
 	[OP_CREATE_SRQ] = "create_srq", [OP_MODIFY_SRQ] = "modify_srq",
 	[OP_CREATE_AH] = "create_ah", [OP_DESTROY_AH] = "destroy_ah",
@@ -1693,6 +1697,122 @@ static void ud_heal(struct vu_rng *r, struct fqp *q, bool anew)
 		ud_connect(q);
 }
 
+/*
+ * A transition the verbs allow from the QP's state, with the attributes
+ * it requires and some it may take, their values random around and past
+ * what sroce accepts (path MTU, timeouts and retries, rd_atomic up to 255,
+ * destination QPNs of other QPs, of nobody and past 24 bits, any PSN).
+ */
+static void plausible_modify(struct vu_rng *r, struct fqp *q)
+{
+	struct side *s = &W.side[q->side];
+	struct fqp *p = peer_of(q);
+	struct ib_uverbs_modify_qp m;
+	bool ud = q->type == IBV_QPT_UD, rc = q->type == IBV_QPT_RC;
+	uint32_t need, may;
+	int cur = qp_state(q), to;
+
+	if (cur < 0)
+		return;
+	switch (cur) {
+	case IBV_QPS_RESET:
+		to = IBV_QPS_INIT;
+		break;
+	case IBV_QPS_INIT:
+		to = pct(r, 80) ? IBV_QPS_RTR : IBV_QPS_INIT;
+		break;
+	case IBV_QPS_RTR:
+		to = IBV_QPS_RTS;
+		break;
+	case IBV_QPS_RTS:
+		to = pct(r, 60) ? IBV_QPS_RTS : pct(r, 50) ? IBV_QPS_SQD :
+		     IBV_QPS_ERR;
+		break;
+	case IBV_QPS_SQD:
+		to = pct(r, 50) ? IBV_QPS_RTS : IBV_QPS_SQD;
+		break;
+	default:
+		to = pct(r, 50) ? IBV_QPS_RESET : cur;
+	}
+	need = IBV_QP_STATE;
+	may = 0;
+	if (to == IBV_QPS_INIT) {
+		need |= cur == IBV_QPS_RESET ? IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			(ud ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS) : 0;
+		may = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		      (ud ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS);
+	} else if (to == IBV_QPS_RTR) {
+		if (!ud)
+			need |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				IBV_QP_RQ_PSN;
+		if (rc)
+			need |= IBV_QP_MAX_DEST_RD_ATOMIC |
+				IBV_QP_MIN_RNR_TIMER;
+		may = IBV_QP_PKEY_INDEX | (ud ? IBV_QP_QKEY :
+					   IBV_QP_ACCESS_FLAGS);
+	} else if (to == IBV_QPS_RTS) {
+		if (cur == IBV_QPS_RTR)
+			need |= IBV_QP_SQ_PSN;
+		if (rc && cur == IBV_QPS_RTR)
+			need |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+		may = IBV_QP_CUR_STATE | (ud ? IBV_QP_QKEY :
+					  IBV_QP_ACCESS_FLAGS) |
+		      (rc ? IBV_QP_MIN_RNR_TIMER : 0);
+		if (rc && cur == IBV_QPS_SQD)
+			may |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			       IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC |
+			       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_PATH_MTU |
+			       IBV_QP_AV;
+	} else if (to == IBV_QPS_SQD) {
+		may = IBV_QP_EN_SQD_ASYNC_NOTIFY;
+	}
+
+	vu_fill(r, &m, sizeof(m));
+	m.attr_mask = need | (may & (uint32_t)vu_rand(r));
+	if (pct(r, 5))
+		m.attr_mask ^= 1u << rnd(r, 21);
+	m.qp_state = to;
+	m.cur_qp_state = pct(r, 90) ? (uint32_t)cur : rnd(r, 8);
+	m.port_num = pct(r, 95) ? 1 : rnd(r, 3);
+	m.pkey_index = pct(r, 95) ? 0 : rnd(r, 3);
+	m.qp_access_flags = pct(r, 95) ? rnd(r, 16) : (uint32_t)vu_rand(r);
+	m.qkey = pct(r, 80) ? QKEY : odd_u32(r);
+	m.path_mtu = pct(r, 85) ? 1 + rnd(r, 5) : rnd(r, 256);
+	m.timeout = pct(r, 85) ? rnd(r, 32) : rnd(r, 256);
+	m.retry_cnt = pct(r, 85) ? rnd(r, 8) : rnd(r, 256);
+	m.rnr_retry = pct(r, 85) ? rnd(r, 8) : rnd(r, 256);
+	m.min_rnr_timer = pct(r, 85) ? rnd(r, 32) : rnd(r, 256);
+	m.max_rd_atomic = pct(r, 30) ? 0 : rnd(r, 256);
+	m.max_dest_rd_atomic = pct(r, 30) ? 0 : rnd(r, 256);
+	switch (rnd(r, 5)) {
+	case 0:
+	case 1:
+		m.dest_qp_num = p && p->live ? p->qpn : rnd(r, 1u << 24);
+		break;
+	case 2:
+		m.dest_qp_num = W.qp[rnd(r, NQP)].qpn;
+		break;
+	case 3:
+		m.dest_qp_num = rnd(r, 1u << 24);
+		break;
+	default:
+		m.dest_qp_num = odd_u32(r);
+	}
+	if (pct(r, 90)) {
+		int t = p && p->live ? p->side : pick_side(r);
+
+		set_av(&m.dest, s, &W.side[t < 0 ? q->side : t].gid);
+		if (pct(r, 10))
+			m.dest.hop_limit = rnd(r, 256);
+		if (pct(r, 10))
+			m.dest.flow_label = (uint32_t)vu_rand(r);
+		if (pct(r, 10))
+			m.dest.traffic_class = rnd(r, 256);
+	}
+	modify(q, &m, OP_PLAUSIBLE_MODIFY);
+}
+
 /* modify_qp with random bytes, a few of them made plausible */
 static void random_modify(struct vu_rng *r)
 {
@@ -1702,6 +1822,10 @@ static void random_modify(struct vu_rng *r)
 
 	if (!q->live || !up(s))
 		return;
+	if (pct(r, 60)) {
+		plausible_modify(r, q);
+		return;
+	}
 	vu_fill(r, &m, sizeof(m));
 	m.attr_mask = pct(r, 80) ? (uint32_t)vu_rand(r) & ((1u << 21) - 1) :
 		      odd_u32(r);
