@@ -42,7 +42,7 @@ args=(-t "$time" -p "$procs" -c "$chaos" -d sroce_h1,sroce_h2)
 # the kernel outlives even SIGKILL, and the VM's timeout ends it.
 timeout -k 30 $((time + 420)) "$bin/fuzz_rings" "${args[@]}"
 rc=$?
-ktap_check "fuzz_rings ran ${time} s and every process of it ended cleanly (exit $rc)" \
+ktap_check "fuzz_rings ran ${time} s, its processes ended cleanly (exit $rc)" \
 	test "$rc" = 0
 
 # devices_back: both devices exist (the chaos actor adds back what it

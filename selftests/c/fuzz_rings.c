@@ -1665,8 +1665,10 @@ static int qp_state(struct fqp *q)
 	return err ? -1 : state;
 }
 
-/* Pair @k working again: made anew if an end is missing, else reconnected
- * if an end is not in RTS (or always, with @force: new attributes). */
+/*
+ * Pair @k working again: made anew if an end is missing, else reconnected
+ * if an end is not in RTS (or always, with @force: new attributes).
+ */
 static void pair_heal(struct vu_rng *r, int k, bool force)
 {
 	struct fqp *a = &W.qp[2 * k], *b = &W.qp[2 * k + 1];
@@ -2382,6 +2384,7 @@ static int chaos_main(uint64_t seed, int mean_s, long t_start)
 	struct vu_rng r = { mix(seed, 0xc4a05) };
 	char ns[16], netdev[16], dev[32];
 	int n, i, rc, tries;
+	long t_del, t_add;
 
 	W.st = &sh->w[MAX_PROCS];
 	while (!stopping()) {
@@ -2401,10 +2404,13 @@ static int chaos_main(uint64_t seed, int mean_s, long t_start)
 			char *del[] = { "ip", "netns", "exec", ns, "rdma",
 					"link", "delete", dev, NULL };
 
+			t_del = now_ms();
 			rc = run_quiet(del);
+			t_del = now_ms() - t_del;
 			count(OP_LINK_DEL, rc ? EIO : 0);
 		}
 		sleep_us(rnd(&r, 1500000));
+		t_add = now_ms();
 		for (tries = 1; tries <= 40; tries++) {
 			char *add[] = { "ip", "netns", "exec", ns, "rdma",
 					"link", "add", dev, "type", "sroce",
@@ -2416,9 +2422,11 @@ static int chaos_main(uint64_t seed, int mean_s, long t_start)
 			sleep_us(250000);
 		}
 		count(OP_LINK_ADD, rc ? EIO : 0);
-		printf("# %ld s: %s deleted and added again%s\n",
-		       (now_ms() - t_start) / 1000, dev,
-		       rc ? ": THE ADD FAILED" : "");
+		printf("# %ld s: %s deleted (in %ld.%ld s) and added again (in "
+		       "%ld.%ld s, %d tries)%s\n", (now_ms() - t_start) / 1000,
+		       dev, t_del / 1000, t_del % 1000 / 100,
+		       (now_ms() - t_add) / 1000, (now_ms() - t_add) % 1000 / 100,
+		       tries > 40 ? 40 : tries, rc ? ": THE ADD FAILED" : "");
 		if (rc)
 			return 1;
 	}
