@@ -71,6 +71,7 @@
  *   -i  seconds between progress lines (default 30)
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -2140,8 +2141,11 @@ static int side_open(struct vu_rng *r, int i)
 	int n, k, err = ENODEV;
 
 	list = ibv_get_device_list(&n);
-	if (!list)
-		return errno ? errno : ENODEV;
+	if (!list) {
+		err = errno ? errno : ENODEV;
+		count(OP_OPEN, err);
+		return err;
+	}
 	for (k = 0; k < n; k++) {
 		if (strcmp(ibv_get_device_name(list[k]), s->name))
 			continue;
@@ -2524,18 +2528,27 @@ static void summary(int nprocs)
 static void show_stacks(pid_t pid)
 {
 	char path[64], line[256];
+	struct dirent *e;
 	FILE *f;
-	int tid;
+	DIR *d;
 
-	for (tid = pid; tid < pid + 8; tid++) {
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", pid, tid);
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stack", pid,
+			 e->d_name);
 		f = fopen(path, "r");
 		if (!f)
 			continue;
 		while (fgets(line, sizeof(line), f))
-			printf("#   %d/%d: %s", pid, tid, line);
+			printf("#   %d/%s: %s", pid, e->d_name, line);
 		fclose(f);
 	}
+	closedir(d);
 }
 
 static uint64_t random_seed(void)
