@@ -9,7 +9,9 @@
  * 40 + 8 for IPv6; zeros when the input is shorter), then the UDP payload
  * (BTH through ICRC).
  *   mode bit 0    IPv6 rather than IPv4
- *   mode bit 1    fix the ICRC up, so that the fuzzer gets past it
+ *   mode bit 1    put the BTH's P_Key in the default partition (the
+ *                 membership bit as it was) and fix the ICRC up, so that
+ *                 the fuzzer gets past both
  *   mode bits 2-7 the segment size (1..64) for the scattered ICRC
  *
  * Checked: no read outside the packet (every piece the core reads is an
@@ -105,6 +107,9 @@ static enum sroce_pkt_err ref_parse(const u8 *b, size_t len)
 		return SROCE_PKT_SHORT;
 	if (b[1] & 0x0f)
 		return SROCE_PKT_BAD_TVER;
+	/* The default partition, 0x7fff, a full or a limited member */
+	if (((b[2] << 8 | b[3]) & 0x7fff) != 0x7fff)
+		return SROCE_PKT_BAD_PKEY;
 	r = ref_table(b[0]);
 	if (!r.valid)
 		return SROCE_PKT_BAD_OPCODE;
@@ -448,6 +453,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	l3 = calloc(1, hdr + tlen);
 	FZ_ASSERT(l3, "out of memory");
 	memcpy(l3, f.p, f.n);
+	if (fix && tlen >= 4) {
+		l3[hdr + 2] |= 0x7f;
+		l3[hdr + 3] = 0xff;
+	}
 	if (fix && tlen >= SROCE_BTH_BYTES + SROCE_ICRC_BYTES)
 		sroce_icrc_put(l3 + hdr + tlen - SROCE_ICRC_BYTES,
 			       sroce_icrc_linear(l3, hdr + tlen -
