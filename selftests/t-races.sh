@@ -27,6 +27,9 @@ echo 200 >/sys/class/infiniband/sroce_h2/cc/rpg_max_rate
 # dereg_in_flight holds h1's packets in a qdisc for 500 ms.
 export RACES_HOLD="ip netns exec h1 tc qdisc replace dev veth1 root netem delay 500ms"
 export RACES_RELEASE="ip netns exec h1 tc qdisc del dev veth1 root"
+# What the qdisc took: packets sent on, dropped, and queued.
+export RACES_QUEUED='ip netns exec h1 tc -s qdisc show dev veth1 |
+	awk "/Sent/ { n += \$4 + \$7 } /backlog/ { n += \$3 } END { print n + 0 }"'
 timeout 900 "$bin/races" >"$tmp/races" 2>&1
 rc=$?
 n=$(ktap_planned_in "$tmp/races")

@@ -23,12 +23,14 @@
  *                  times over; then a READ at the last settings returns
  *                  every byte. A kernel with KASAN sees any byte read
  *                  past the MR.
- *   dereg_in_flight  an RC WRITE of 64 KiB (one window: every packet is
- *                  built at once) whose packets carry the source MR's
- *                  pages (zero copy) waits in a qdisc (RACES_HOLD, a
- *                  shell command, delays A's link by 500 ms; RACES_RELEASE
- *                  undoes it) while their owner deregisters the MR and
- *                  unmaps the buffer: the packets still carry the bytes
+ *   dereg_in_flight  an RC WRITE of 64 KiB (one window) whose packets
+ *                  carry the source MR's pages (zero copy) waits in a
+ *                  qdisc (RACES_HOLD, a shell command, delays A's link by
+ *                  500 ms; RACES_RELEASE undoes it; RACES_QUEUED prints
+ *                  how many packets the qdisc took, so the test waits for
+ *                  the pacer to send them all) while their owner
+ *                  deregisters the MR and unmaps the buffer: the packets
+ *                  still carry the bytes
  *                  they were posted with (their page references keep the
  *                  pages), B gets every one, nothing is read from freed
  *                  memory (KASAN would say). Skipped without RACES_HOLD.
@@ -265,9 +267,24 @@ TEST_F_TIMEOUT(race, reset_loop, 600)
 	EXPECT_EQ(0, self->a.buf[1 << 20]);	/* nothing past the READ */
 }
 
+/* What the shell command @cmd prints, a number; -1 when it prints none. */
+static long command_number(const char *cmd)
+{
+	FILE *f = popen(cmd, "r");
+	long n = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	pclose(f);
+	return n;
+}
+
 TEST_F_TIMEOUT(race, dereg_in_flight, 300)
 {
 	const char *hold = getenv("RACES_HOLD"), *release = getenv("RACES_RELEASE");
+	const char *queued = getenv("RACES_QUEUED");
 	const size_t len = 64 << 10;	/* one window: all sent at once */
 	struct vu_conn c = vu_conn_default(&self->b.dev, self->b.qp->qp_num, 0);
 	struct ibv_send_wr wr = { .opcode = IBV_WR_RDMA_WRITE, .num_sge = 1,
@@ -276,10 +293,12 @@ TEST_F_TIMEOUT(race, dereg_in_flight, 300)
 	struct ibv_sge sge;
 	struct ibv_wc wc;
 	uint8_t *src, *junk;
+	struct timespec t0;
+	long base, n;
 	size_t i;
 
-	if (!hold || !release)
-		SKIP(return, "no RACES_HOLD and RACES_RELEASE commands");
+	if (!hold || !release || !queued)
+		SKIP(return, "no RACES_HOLD, RACES_RELEASE and RACES_QUEUED commands");
 	src = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, src);
@@ -291,22 +310,36 @@ TEST_F_TIMEOUT(race, dereg_in_flight, 300)
 	ASSERT_NE(NULL, src_mr);
 	ASSERT_NE(NULL, dst_mr);
 	memset(self->b.buf, 0, len);
-	/* A's ACK timer (1 s) outlasts the delay: nothing is sent again. */
+	/*
+	 * A's ACK timer (8.6 s) outlasts the delay by far, even on a slow
+	 * machine: nothing is sent again, which would read the MR after its
+	 * deregistration and rightly fail the WQE (IBV_WC_LOC_PROT_ERR).
+	 */
 	ASSERT_EQ(0, to_state(self->a.qp, IBV_QPS_RESET));
 	ASSERT_EQ(0, to_state(self->b.qp, IBV_QPS_RESET));
-	c.timeout = 18;
+	c.timeout = 21;
 	ASSERT_EQ(0, vu_connect(&self->a.dev, self->a.qp, &c));
 	c = vu_conn_default(&self->a.dev, self->a.qp->qp_num, 0);
 	ASSERT_EQ(0, vu_connect(&self->b.dev, self->b.qp, &c));
 
 	ASSERT_EQ(0, system(hold));
+	base = command_number(queued);
+	ASSERT_LE(0, base);
 	sge = (struct ibv_sge){ .addr = (uintptr_t)src, .length = len,
 				.lkey = src_mr->lkey };
 	wr.sg_list = &sge;
 	wr.wr.rdma.remote_addr = (uintptr_t)self->b.buf;
 	wr.wr.rdma.rkey = dst_mr->rkey;
 	ASSERT_EQ(0, ibv_post_send(self->a.qp, &wr, &bad));
-	/* The packets are in the qdisc: take the memory back at once. */
+	/*
+	 * The device's rate limit paces them out over a few milliseconds:
+	 * once the last is in the qdisc, take the memory back at once.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((n = command_number(queued) - base) < (long)(len / 1024) &&
+	       vu_ms_since(&t0) < 5000)
+		usleep(1000);
+	ASSERT_LE((long)(len / 1024), n);
 	EXPECT_EQ(0, ibv_dereg_mr(src_mr));
 	EXPECT_EQ(0, munmap(src, len));
 	/* And give the allocator a chance to hand those pages out again. */
