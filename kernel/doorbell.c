@@ -39,16 +39,24 @@ void sroce_req_taker_begin(struct sroce_qp *qp)
  * the one, then look at the other. Either it sees ours clear and waits
  * for the lock, or we see its flag and send again. Whoever clears the flag
  * sends next, with sq_lock held, after a fully ordered test_and_clear_bit().
+ * Threads that ring without pause could keep a completer in softirq here:
+ * after SROCE_TAKER_PASSES passes, the QP's send work sends for them.
  */
 void sroce_req_taker_end(struct sroce_qp *qp)
 {
-	for (;;) {
+	unsigned int pass;
+
+	for (pass = 1;; pass++) {
 		sroce_req_send(qp);
 		clear_bit(SROCE_SQ_TAKER, &qp->sq_flags);
 		/* Orders the clear before the test; the doorbell's likewise. */
 		smp_mb__after_atomic();
 		if (!test_and_clear_bit(SROCE_SQ_RUNG, &qp->sq_flags))
 			return;
+		if (pass == SROCE_TAKER_PASSES) {
+			sroce_req_defer(qp);
+			return;
+		}
 		set_bit(SROCE_SQ_TAKER, &qp->sq_flags);
 	}
 }
