@@ -340,6 +340,8 @@ TEST_F_TIMEOUT(race, dereg_in_flight, 300)
 	       vu_ms_since(&t0) < 5000)
 		usleep(1000);
 	ASSERT_LE((long)(len / 1024), n);
+	TH_LOG("the qdisc took %ld packets %ld ms after the post", n,
+	       vu_ms_since(&t0));
 	EXPECT_EQ(0, ibv_dereg_mr(src_mr));
 	EXPECT_EQ(0, munmap(src, len));
 	/* And give the allocator a chance to hand those pages out again. */
