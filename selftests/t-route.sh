@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # t-route.sh: a device's packets leave only through its own netdev, and
 # only to one peer at a time. h1 has a second interface, sdummy0, with the
-# route to 10.99.0.0/24 (and a neighbour entry for 10.99.0.2 on veth1, so
-# that the RDMA core resolves it there, as it resolves every address on
-# the GID's own netdev):
+# routes to 10.99.0.0/24 and fd99::/64 (and neighbour entries for
+# 10.99.0.2 and fd99::2 on veth1, so that the RDMA core resolves them
+# there, as it resolves every address on the GID's own netdev):
 #   - UD datagrams from sroce_h1 to 10.99.0.2 leave through veth1, not
 #     through sdummy0 as the routing table would have it;
+#   - UD datagrams to fd99::2 do not leave through sdummy0 (IPv6 has no
+#     route through veth1 to it, so they are not sent);
 #   - an address handle for the subnet's broadcast address is refused
 #     (EINVAL), and h2's device sees nothing;
 #   - an RC or UC QP whose destination is a multicast or broadcast
@@ -18,7 +20,7 @@ here=$(dirname "$(readlink -f "$0")")
 ktap_require root cmd:rdma cmd:python3 module:sroce module:veth module:dummy \
 	py:pyverbs
 
-ktap_plan 6
+ktap_plan 7
 
 hosts_create 2
 sroce_add 1
@@ -27,12 +29,15 @@ trap 'hosts_cleanup' EXIT
 mac2=$(host_exec 2 cat /sys/class/net/veth2/address)
 host_exec 1 ip link add sdummy0 type dummy
 host_exec 1 ip addr add 10.99.0.1/24 dev sdummy0
+host_exec 1 ip addr add fd99::1/64 dev sdummy0 nodad
 host_exec 1 ip link set sdummy0 up
 host_exec 1 ip neigh replace 10.99.0.2 lladdr "$mac2" dev veth1 nud permanent
+host_exec 1 ip neigh replace fd99::2 lladdr "$mac2" dev veth1 nud permanent
 
 # The verbs, from one process on sroce_h1 (devices are seen from every
-# namespace): ud DGID N sends N datagrams to DGID; rtr TYPE DGID moves a
-# QP of TYPE (rc, uc) to RTR towards DGID, printing the errno.
+# namespace): ud DST N sends N datagrams to DST; rtr TYPE DST moves a
+# QP of TYPE (rc, uc) to RTR towards DST, printing the errno. DST is an
+# IPv4 address (from 10.77.0.1) or an IPv6 one (from fd77::1).
 verbs() {
 	python3 - "$here" "$@" <<'PY'
 import ipaddress
@@ -53,11 +58,12 @@ what, dst = sys.argv[2:4]
 ctx = Context(name='sroce_h1')
 pd = PD(ctx)
 cq = CQ(ctx, 64)
-me = ipaddress.IPv6Address('::ffff:10.77.0.1')
+v6 = ':' in dst
+me = ipaddress.IPv6Address('fd77::1' if v6 else '::ffff:10.77.0.1')
 sgidx = next(i for i in range(16)
              if ipaddress.IPv6Address(str(ctx.query_gid(1, i))) == me)
-gr = GlobalRoute(dgid=GID(ipaddress.IPv6Address('::ffff:' + dst).exploded),
-                 sgid_index=sgidx)
+peer = ipaddress.IPv6Address(dst if v6 else '::ffff:' + dst)
+gr = GlobalRoute(dgid=GID(peer.exploded), sgid_index=sgidx)
 if what == 'ud':
     qp = roce.ud_qp(pd, cq, 0x11)
     try:
@@ -120,6 +126,17 @@ ud_pinned() {
 }
 ktap_check "UD to an address routed through another interface: leaves by veth1 only" \
 	ud_pinned
+
+ud6_pinned() {
+	local d0 d1
+	d0=$(link_tx 1 sdummy0)
+	verbs ud fd99::2 20 || return 1
+	d1=$(link_tx 1 sdummy0)
+	echo "# sdummy0 sent $((d1 - d0))"
+	[ "$d1" = "$d0" ]
+}
+ktap_check "UD to an IPv6 address routed through another interface: nothing by sdummy0" \
+	ud6_pinned
 
 h2_total() {	# every packet sroce_h2 counted, received or dropped
 	rdma statistic show link sroce_h2/1 |
