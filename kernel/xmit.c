@@ -276,6 +276,16 @@ static struct dst_entry *sroce_route6(struct net *net, struct sk_buff *skb,
 		dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl, NULL);
 		if (IS_ERR(dst))
 			return dst;
+		/*
+		 * With a source address, the output interface is only a
+		 * preference to IPv6 (IPv4 holds to it): a route through
+		 * another interface is not ours to take.
+		 */
+		if (dst->dev->ifindex != oif &&
+		    !(dst->dev->flags & IFF_LOOPBACK)) {
+			dst_release(dst);
+			return ERR_PTR(-ENETUNREACH);
+		}
 		if (route)
 			dst_cache_set_ip6(route, dst, &fl.saddr);
 	}
