@@ -27,10 +27,13 @@ sroce_add 1
 sroce_add 2
 trap 'hosts_cleanup' EXIT
 mac2=$(host_exec 2 cat /sys/class/net/veth2/address)
+# sdummy0 has no IPv6 address, so it sends nothing of its own (no router
+# solicitations, no MLD reports): its counter counts what is routed to it.
 host_exec 1 ip link add sdummy0 type dummy
+host_exec 1 ip link set sdummy0 addrgenmode none
 host_exec 1 ip addr add 10.99.0.1/24 dev sdummy0
-host_exec 1 ip addr add fd99::1/64 dev sdummy0 nodad
 host_exec 1 ip link set sdummy0 up
+host_exec 1 ip -6 route add fd99::/64 dev sdummy0
 host_exec 1 ip neigh replace 10.99.0.2 lladdr "$mac2" dev veth1 nud permanent
 host_exec 1 ip neigh replace fd99::2 lladdr "$mac2" dev veth1 nud permanent
 
