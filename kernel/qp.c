@@ -531,7 +531,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_req_start(qp);
 	else if (sroce_qp_connected(qp) && new == IB_QPS_RTS)
 		sroce_req_update(qp);
-	WRITE_ONCE(qp->state, new);
+	/* The attributes before the state (sroce_rcv_addr_ok()). */
+	smp_store_release(&qp->state, new);
 	if (new == IB_QPS_RESET)
 		sroce_qp_reset(qp);
 	else if (new == IB_QPS_ERR)

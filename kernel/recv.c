@@ -102,14 +102,20 @@ static enum sroce_counter sroce_pkt_counter(enum sroce_pkt_err err)
 /*
  * Is the packet from the connected QP's peer, to its own address? Only a
  * QP with a path (RTR on) is asked: before that, the engines drop the
- * packet for the QP's state. The path is set under qp->lock by
- * modify_qp; a packet racing with that meets one path or the other.
+ * packet for the QP's state. modify_qp sets the path at INIT to RTR
+ * before it publishes the new state (sroce_modify_qp()), so a packet that
+ * sees RTR sees the path. A path changed later (in SQD) may be read half
+ * old, half new by a packet racing with the change: that packet alone is
+ * refused, or passed on to the engines, which check it as any other.
  */
 static bool sroce_rcv_addr_ok(const struct sk_buff *skb,
 			      const struct sroce_qp *qp)
 {
-	enum ib_qp_state state = READ_ONCE(qp->state);
 	const struct sroce_av *av = &qp->av;
+	enum ib_qp_state state;
+
+	/* Pairs with the release in sroce_modify_qp(). */
+	state = smp_load_acquire(&qp->state);
 
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT)
 		return true;
