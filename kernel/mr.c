@@ -500,22 +500,18 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
 		    u64 cmp_add, u64 swap, u64 *orig)
 {
 	u64 off = iova - mr->ibmr.iova + mr->offset;
-	u64 *p, old, prev;
+	u64 *p, old;
 	u8 *va;
 
 	if (!mr->pages || (off & 7))
 		return -EINVAL;
 	va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
 	p = (u64 *)(va + offset_in_page(off));
-	if (cmp_swap) {
+	/* One instruction each: no retry loop a writer of the word can feed. */
+	if (cmp_swap)
 		old = cmpxchg64(p, cmp_add, swap);
-	} else {
-		old = READ_ONCE(*p);
-		do {
-			prev = old;
-			old = cmpxchg64(p, prev, prev + cmp_add);
-		} while (old != prev);
-	}
+	else
+		old = atomic64_fetch_add(cmp_add, (atomic64_t *)p);
 	kunmap_local(va);
 	*orig = old;
 	return 0;
