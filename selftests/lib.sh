@@ -141,9 +141,12 @@ host_listening() {
 	[ -n "$(ip netns exec "h$1" ss -Hltn "sport = :$2")" ]
 }
 
+# wait_for SECS CMD...: until CMD succeeds, SECS seconds at most (four
+# times as long on the debug kernel, as selftests/check gives its runs).
 wait_for() {
 	local secs=${1:?usage: wait_for SECS CMD...} now end
 	shift
+	debug_kernel && secs=$((secs * 4))
 	now=${EPOCHREALTIME//[!0-9]/}
 	end=$((now + secs * 1000000))
 	until "$@" >/dev/null 2>&1; do
