@@ -21,6 +21,7 @@
 
 #include <rdma/sroce-abi.h>
 
+#include "raw_verbs.h"
 #include "verbs_util.h"
 
 static const char *dev_name = "sroce0";
@@ -28,20 +29,7 @@ static const char *dev_name = "sroce0";
 /* A new doorbell file of @ctx, or -errno. */
 static int db_alloc(struct ibv_context *ctx)
 {
-	uint64_t buf[(sizeof(struct ib_uverbs_ioctl_hdr) +
-		      sizeof(struct ib_uverbs_attr)) / 8] = {};
-	struct ib_uverbs_ioctl_hdr *hdr = (void *)buf;
-	struct ib_uverbs_attr *attr = hdr->attrs;
-
-	hdr->length = sizeof(buf);
-	hdr->object_id = SROCE_OBJECT_DOORBELL;
-	hdr->method_id = SROCE_METHOD_DOORBELL_ALLOC;
-	hdr->num_attrs = 1;
-	attr->attr_id = SROCE_ATTR_DOORBELL_ALLOC_HANDLE;
-	attr->flags = UVERBS_ATTR_F_MANDATORY;
-	if (ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, hdr))
-		return -errno;
-	return attr->data_s64;
+	return rv_db_alloc(ctx->cmd_fd);
 }
 
 /* ioctl() on a doorbell file: 0 or the errno */
