@@ -372,8 +372,16 @@ rxe_run() {
 # perftest PROG SRV_HOST SRV_DEV CLI_HOST CLI_DEV FAMILY SERVER_IP ARGS...:
 # one perftest program (ib_send_bw, ib_read_lat, ...) between two hosts;
 # succeed if both ends finish and the client prints its result table with
-# numbers (perftest_retry).
-perftest() { perftest_retry app_pair -x "$@"; }
+# numbers (perftest_retry). On the debug kernel the QPs' ACK timeout is
+# 1 s (-u 18), not perftest's 67 ms: there a READ's responses or a
+# bidirectional SEND's ACKs can stall longer than that seven times over,
+# and the client ended with a retry-exceeded error.
+perftest() {
+	local slow=()
+
+	debug_kernel && slow=(-u 18)
+	perftest_retry app_pair -x "$@" "${slow[@]}"
+}
 
 # perftest_retry CMD...: CMD runs one perftest pair (app_pair -x,
 # rxe_perftest) and prints the client's output, then "-- server:" and the
