@@ -7,6 +7,7 @@
 #   veth_a ── veth_b       sroce1 on veth_a, carrier driven from veth_b
 here=$(dirname "$(readlink -f "$0")")
 . "$here/ktap.sh"
+. "$here/lib.sh"
 
 ktap_require root cmd:rdma cmd:ibv_devinfo cmd:ibv_asyncwatch module:sroce
 
@@ -80,7 +81,9 @@ ktap_check "sroce1 on a veth" rdma link add sroce1 type sroce netdev veth_a
 ktap_check "sroce1 ACTIVE with carrier" wait_state sroce1 ACTIVE
 ibv_asyncwatch -d sroce1 >/tmp/async.txt 2>&1 &
 watch=$!
-sleep 1
+# Its context is open (events from here on are queued for it) once it
+# prints its event FD; a second's sleep was not always enough.
+wait_for 10 grep -q 'async event FD' /tmp/async.txt
 ip link set veth_b down
 ktap_check "carrier off -> port DOWN" wait_state sroce1 DOWN
 ktap_expect "carrier off -> physical state POLLING" 'physical_state POLLING' \
