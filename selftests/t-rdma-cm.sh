@@ -83,10 +83,17 @@ cm_pair() {
 mckey_pair() {
 	local rh=$1 ra=$2 sh=$3 sa=$4 group=$5 out rc pid
 	shift 5
-	host_exec "$rh" timeout 30 mckey -m "$group" -b "$ra" "$@" \
+	# mckey prints with stdio: line-buffered, or "joined" stays in its
+	# buffer until it exits and the wait below runs out.
+	host_exec "$rh" timeout 30 stdbuf -oL mckey -m "$group" -b "$ra" "$@" \
 		>"$out_dir/receiver" 2>&1 &
 	pid=$!
-	wait_for 10 grep -q 'joined' "$out_dir/receiver"
+	wait_for 10 bash -c "grep -q joined '$out_dir/receiver' || ! kill -0 $pid"
+	if ! grep -q 'joined' "$out_dir/receiver"; then
+		wait $pid
+		cat "$out_dir/receiver"
+		return 1
+	fi
 	out=$(host_exec "$sh" timeout 30 mckey -m "$group" -b "$sa" -s "$@" 2>&1)
 	rc=$?
 	wait $pid || rc=1
