@@ -8,6 +8,7 @@ enters the error state reports the last WQE reached; a responder that
 refuses a request reports an access error (bad rkey) or an invalid request
 (misaligned atomic) while the requester's WR completes with the matching
 status and no event; moving a QP to error by hand raises nothing else;
+a SEND with invalidate of a user MR's rkey is an invalid request;
 ibv_rereg_mr gives new rights under new keys, and the old key is dead."""
 import os
 import select
@@ -155,6 +156,32 @@ def _():
     w, = poll(1)
     assert w.wr_id == 8 and w.status == e.IBV_WC_REM_INV_REQ_ERR, w.status
     expect_events([e.IBV_EVENT_QP_REQ_ERR])
+
+
+@t.case('SEND with invalidate of a user MR\'s rkey: REM_INV_REQ_ERR at both '
+        'ends, responder QP_REQ_ERR, the MR still open')
+def _():
+    m = MR(pd, 4096, ACC)
+    objs.insert(0, m)
+    a, b = pair()
+    b.post_recv(RecvWR(wr_id=10, num_sge=1,
+                       sg=[SGE(mr.buf + 8192, 64, mr.lkey)]))
+    a.post_send(SendWR(wr_id=11, opcode=e.IBV_WR_SEND_WITH_INV, num_sge=1,
+                       imm_data=m.rkey, sg=[SGE(mr.buf, 64, mr.lkey)],
+                       send_flags=e.IBV_SEND_SIGNALED))
+    got = {w.wr_id: w for w in poll(2)}
+    # IBTA 10.6.6: only fast-registration MRs and type 2 windows can be
+    # invalidated remotely.
+    assert got[10].status == e.IBV_WC_REM_INV_REQ_ERR, got[10].status
+    assert got[11].status == e.IBV_WC_REM_INV_REQ_ERR, got[11].status
+    expect_events([e.IBV_EVENT_QP_REQ_ERR])
+    a, b = pair()
+    wr = SendWR(wr_id=12, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(mr.buf, 64, mr.lkey)], send_flags=e.IBV_SEND_SIGNALED)
+    wr.set_wr_rdma(m.rkey, m.buf)
+    a.post_send(wr)
+    w, = poll(1)
+    assert w.status == e.IBV_WC_SUCCESS, w.status
 
 
 @t.case('ibv_rereg_mr: new rights under a new key; the old key is dead')
