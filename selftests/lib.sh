@@ -29,6 +29,8 @@
 #   wait_for SECS CMD...  run CMD (quietly) until it succeeds; fail after SECS
 #   host_listening I PORT is a TCP socket listening on PORT in host I?
 #   rdma_gid NS DEV IP    the RoCE v2 GID index of IPv4 address IP on DEV
+#   kmod_test NAME DEV    load test module NAME (kmod/) with dev=DEV: its
+#                         KTAP from the kernel log is the test's output
 #
 # Commands go through `ip -batch`: under TCG every exec costs ~0.1 s.
 
@@ -407,4 +409,28 @@ perftest_retry() {
 # "-- server:") has perftest's result table with numbers.
 perftest_reported() {
 	sed '/^-- server:$/q' <<<"$1" | grep -qE '^ *[0-9]+ +[0-9]+ +[0-9.]+ '
+}
+
+# kmod_test NAME DEV: load the test module NAME.ko (kmod/, built for this
+# kernel) with dev=DEV; it runs its cases at load time and logs KTAP, which
+# is printed; it loads (and is unloaded again) only if every case passed.
+# Exits 4 (skip) when the module is not built.
+kmod_test() {
+	local ko mark rc
+	ko=$(dirname "${BASH_SOURCE[0]}")/../build/$(uname -r)/kmod/$1.ko
+	if [ ! -f "$ko" ]; then
+		echo "KTAP version 1"
+		echo "1..0 # SKIP $ko not built (selftests/kmod/build)"
+		exit 4
+	fi
+	mark="$1: run $$ $RANDOM"
+	echo "$mark" >/dev/kmsg
+	insmod "$ko" dev="$2"
+	rc=$?
+	dmesg --notime | sed -n "\|$mark|,\$p" | sed '1d' | sed -n "s/^$1: //p"
+	if [ "$rc" -ne 0 ]; then
+		echo "# insmod failed: $rc"
+		return 1
+	fi
+	rmmod "$1"
 }

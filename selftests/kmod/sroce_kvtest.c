@@ -10,9 +10,8 @@
 
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <net/ipv6.h>
-#include <rdma/ib_cache.h>
-#include <rdma/ib_verbs.h>
+
+#include "kvt.h"
 
 static char *dev = "sroce0";
 module_param(dev, charp, 0444);
@@ -22,17 +21,6 @@ MODULE_PARM_DESC(dev, "the sroce device to test");
 #define NCASES		13
 #define MSG		64
 #define GRH		40
-
-static int ncase, nfail;
-
-#define CASE(cond, fmt, ...) do {					\
-	bool _ok = (cond);						\
-	ncase++;							\
-	if (!_ok)							\
-		nfail++;						\
-	pr_info("%sok %d " fmt "\n", _ok ? "" : "not ", ncase,	\
-		##__VA_ARGS__);						\
-} while (0)
 
 struct kvt {
 	struct ib_device *ibdev;
@@ -110,29 +98,16 @@ static int kvt_rts(struct ib_qp *qp)
 /* An AH to the device's own first IPv4 RoCE v2 GID. */
 static struct ib_ah *kvt_ah(struct kvt *t)
 {
-	const struct ib_gid_attr *g;
 	struct rdma_ah_attr attr = {};
-	struct ib_ah *ah = ERR_PTR(-ENOENT);
-	int i;
+	union ib_gid dgid;
+	int i = kvt_gid_v4(t->ibdev, &dgid);
 
-	for (i = 0; i < 128; i++) {
-		g = rdma_get_gid_attr(t->ibdev, 1, i);
-		if (IS_ERR(g))
-			continue;
-		if (g->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-		    ipv6_addr_v4mapped((struct in6_addr *)g->gid.raw)) {
-			union ib_gid dgid = g->gid;
-
-			attr.type = RDMA_AH_ATTR_TYPE_ROCE;
-			rdma_ah_set_port_num(&attr, 1);
-			rdma_ah_set_grh(&attr, &dgid, 0, i, 64, 0);
-			ah = rdma_create_ah(t->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
-			rdma_put_gid_attr(g);
-			break;
-		}
-		rdma_put_gid_attr(g);
-	}
-	return ah;
+	if (i < 0)
+		return ERR_PTR(i);
+	attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&attr, 1);
+	rdma_ah_set_grh(&attr, &dgid, 0, i, 64, 0);
+	return rdma_create_ah(t->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
 }
 
 /* Poll until @n completions or a second passes; return how many. */
