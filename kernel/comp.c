@@ -30,16 +30,8 @@ static struct sroce_sq_wqe *sroce_comp_wqe(struct sroce_qp *qp, u32 idx)
 	return &qp->req.wqe[idx & (sroce_queue_entries(&qp->sq) - 1)];
 }
 
-/**
- * sroce_comp_retire() - complete the oldest WQE and free its ring slot
- * @qp: the QP; sq_lock held
- * @e: the WQE at qp->req.head
- * @status: its completion status
- *
- * A successful WQE completes only if signaled; a failed one always does.
- */
-void sroce_comp_retire(struct sroce_qp *qp, struct sroce_sq_wqe *e,
-		       enum ib_wc_status status)
+static void sroce_comp_retire_one(struct sroce_qp *qp, struct sroce_sq_wqe *e,
+				  enum ib_wc_status status)
 {
 	struct sroce_req *rq = &qp->req;
 	bool sent = rq->head != rq->cur;
@@ -73,6 +65,42 @@ void sroce_comp_retire(struct sroce_qp *qp, struct sroce_sq_wqe *e,
 			  sroce_comp_wqe(qp, rq->head)->first_psn;
 		rq->unasked = 0;
 	}
+}
+
+/**
+ * sroce_comp_retire_done() - complete the local operations that ran
+ * @qp: the QP; sq_lock held
+ *
+ * A local operation (req.h) that ran behind WQEs still unacknowledged
+ * completes once they have: now, if they have.
+ */
+void sroce_comp_retire_done(struct sroce_qp *qp)
+{
+	struct sroce_req *rq = &qp->req;
+
+	while (rq->head != rq->cur) {
+		struct sroce_sq_wqe *e = sroce_comp_wqe(qp, rq->head);
+
+		if (!e->local || !e->done)
+			break;
+		sroce_comp_retire_one(qp, e, IB_WC_SUCCESS);
+	}
+}
+
+/**
+ * sroce_comp_retire() - complete the oldest WQE and free its ring slot
+ * @qp: the QP; sq_lock held
+ * @e: the WQE at qp->req.head
+ * @status: its completion status
+ *
+ * A successful WQE completes only if signaled; a failed one always does.
+ * The local operations that ran behind it complete with it.
+ */
+void sroce_comp_retire(struct sroce_qp *qp, struct sroce_sq_wqe *e,
+		       enum ib_wc_status status)
+{
+	sroce_comp_retire_one(qp, e, status);
+	sroce_comp_retire_done(qp);
 }
 
 /**

@@ -16,6 +16,7 @@ struct sroce_sq_wqe;
 
 void sroce_comp_rcv(struct sroce_dev *sdev, struct sroce_qp *qp,
 		    struct sk_buff *skb, const struct sroce_pkt *pkt);
+void sroce_comp_retire_done(struct sroce_qp *qp);
 void sroce_comp_retire(struct sroce_qp *qp, struct sroce_sq_wqe *e,
 		       enum ib_wc_status status);
 bool sroce_comp_failed(struct sroce_qp *qp);

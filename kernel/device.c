@@ -74,7 +74,10 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	memset(attr, 0, sizeof(*attr));
 	attr->vendor_id = SROCE_VENDOR_ID;
 	attr->sys_image_guid = ibdev->node_guid;
+	/* Fast registration, local and remote invalidation (mr.c) */
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
 	attr->max_pkeys = 1;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->max_mr_size = SROCE_MAX_MR_SIZE;

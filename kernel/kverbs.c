@@ -28,6 +28,7 @@
 #include "device.h"
 #include "doorbell.h"
 #include "kverbs.h"
+#include "mr.h"
 #include "qp.h"
 #include "req.h"
 #include "srq.h"
@@ -90,8 +91,12 @@ static int sroce_kverbs_opcode(enum ib_qp_type type, enum ib_wr_opcode op)
 		return rc ? IB_UVERBS_WR_ATOMIC_CMP_AND_SWP : -1;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return rc ? IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD : -1;
+	case IB_WR_LOCAL_INV:
+		return rc || uc ? IB_UVERBS_WR_LOCAL_INV : -1;
+	case IB_WR_REG_MR:
+		return rc || uc ? SROCE_KWR_REG_MR : -1;
 	default:
-		return -1;	/* REG_MR, LOCAL_INV, LSO, ...: not yet */
+		return -1;	/* BIND_MW, LSO, ...: not supported */
 	}
 }
 
@@ -127,6 +132,13 @@ static int sroce_kverbs_write_send(struct sroce_qp *qp, void *slot,
 
 	if (op < 0 || wr->num_sge < 0 || wr->num_sge > qp->max_send_sge)
 		return -EINVAL;
+	if ((op == IB_UVERBS_WR_LOCAL_INV || op == SROCE_KWR_REG_MR) &&
+	    (wr->num_sge || (wr->send_flags & IB_SEND_INLINE)))
+		return -EINVAL;
+	if (op == SROCE_KWR_REG_MR && !flush &&
+	    (reg_wr(wr)->mr->device != qp->ibqp.device ||
+	     to_smr(reg_wr(wr)->mr)->kind != SROCE_MR_FAST))
+		return -EINVAL;
 	if (ud && !flush && !ud_wr(wr)->ah)
 		return -EINVAL;
 	if ((op == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
@@ -153,7 +165,8 @@ static int sroce_kverbs_write_send(struct sroce_qp *qp, void *slot,
 	if (op == IB_UVERBS_WR_SEND_WITH_IMM ||
 	    op == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM)
 		w.ex.imm_data = wr->ex.imm_data;
-	else if (op == IB_UVERBS_WR_SEND_WITH_INV)
+	else if (op == IB_UVERBS_WR_SEND_WITH_INV ||
+		 op == IB_UVERBS_WR_LOCAL_INV)
 		w.ex.invalidate_rkey = wr->ex.invalidate_rkey;
 
 	switch (op) {
@@ -163,6 +176,19 @@ static int sroce_kverbs_write_send(struct sroce_qp *qp, void *slot,
 		w.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
 		w.wr.rdma.rkey = rdma_wr(wr)->rkey;
 		break;
+	case SROCE_KWR_REG_MR: {
+		/* The range as map_mr_sg() and its user left it, now. */
+		struct sroce_fast_reg reg = {
+			.iova = reg_wr(wr)->mr->iova,
+			.length = reg_wr(wr)->mr->length,
+			.key = reg_wr(wr)->key,
+			.access = reg_wr(wr)->access,
+		};
+
+		static_assert(sizeof(reg) <= sizeof(w.wr));
+		memcpy(&w.wr, &reg, sizeof(reg));
+		break;
+	}
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		w.wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;

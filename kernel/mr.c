@@ -10,8 +10,15 @@
  * one time in 256. Engines find MRs with sroce_mr_get() (RCU lookup, kref);
  * deregistration removes the key first, then waits for those references
  * to go, so once ibv_dereg_mr() returns no packet can touch the memory.
+ *
+ * Fast-registration MRs (alloc_mr) belong to kernel users: map_mr_sg()
+ * fills in their blocks of kernel memory, and an IB_WR_REG_MR in a send
+ * queue opens them under a key whose low byte the user chose, until a
+ * LOCAL_INV or a SEND with invalidate closes them (sroce_mr_fast_reg(),
+ * sroce_mr_invalidate()).
  */
 #include <linux/highmem.h>
+#include <linux/log2.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -78,12 +85,14 @@ static int sroce_mr_add_key(struct sroce_dev *sdev, struct sroce_mr *mr)
 		return err;
 	}
 	byte = get_random_u8();
-	mr->ibmr.lkey = sroce_mr_key(index, byte);
-	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->key = sroce_mr_key(index, byte);
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
 	return 0;
 }
 
-static struct sroce_mr *sroce_mr_alloc(int access, u64 iova, u64 length)
+static struct sroce_mr *sroce_mr_alloc(enum sroce_mr_kind kind, int access,
+				       u64 iova, u64 length)
 {
 	struct sroce_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 
@@ -91,7 +100,11 @@ static struct sroce_mr *sroce_mr_alloc(int access, u64 iova, u64 length)
 		return NULL;
 	kref_init(&mr->ref);
 	init_completion(&mr->free);
+	mr->kind = kind;
+	mr->state = kind == SROCE_MR_FAST ? SROCE_MR_FREE : SROCE_MR_VALID;
 	mr->access = access;
+	mr->iova = iova;
+	mr->length = length;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	return mr;
@@ -115,7 +128,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return ERR_PTR(-EINVAL);
 
-	mr = sroce_mr_alloc(access, iova, length);
+	mr = sroce_mr_alloc(SROCE_MR_USER, access, iova, length);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 
@@ -146,12 +159,12 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 {
 	struct sroce_mr *mr = to_smr(ibmr);
 
-	if (!mr->umem)
+	if (mr->kind != SROCE_MR_USER)
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->umem->address;
 		length = mr->umem->length;
-		iova = ibmr->iova;
+		iova = mr->iova;
 	}
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = mr->access;
@@ -181,7 +194,7 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 
 	if (access & ~IB_ACCESS_LOCAL_WRITE)
 		return ERR_PTR(-EOPNOTSUPP);
-	mr = sroce_mr_alloc(access, 0, U64_MAX);
+	mr = sroce_mr_alloc(SROCE_MR_DMA, access, 0, U64_MAX);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->ibmr.pd = ibpd;
@@ -204,13 +217,194 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct sroce_dev *sdev = to_sdev(ibmr->device);
 	struct sroce_mr *mr = to_smr(ibmr);
 
-	xa_erase(&sdev->mr_xa, ibmr->lkey >> 8);
+	xa_erase(&sdev->mr_xa, mr->key >> 8);
 	kref_put(&mr->ref, sroce_mr_release);
 	wait_for_completion(&mr->free);
 	atomic_dec(&sdev->num_mr);
-	sroce_mr_unpin(mr);
+	if (mr->kind == SROCE_MR_USER)
+		sroce_mr_unpin(mr);
+	kfree(mr->bufs);
 	kfree_rcu(mr, rcu);
 	return 0;
+}
+
+/**
+ * sroce_alloc_mr() - alloc_mr: a fast-registration MR
+ * @ibpd: its PD
+ * @type: IB_MR_TYPE_MEM_REG only
+ * @max_num_sg: the most blocks map_mr_sg() may give it
+ *
+ * The MR starts FREE: its key opens nothing until an IB_WR_REG_MR.
+ * Return: the MR or an ERR_PTR().
+ */
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct sroce_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > SROCE_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = sroce_mr_alloc(SROCE_MR_FAST, 0, 0, 0);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->bufs = kcalloc(max_num_sg, sizeof(*mr->bufs), GFP_KERNEL_ACCOUNT);
+	if (!mr->bufs) {
+		kfree(mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->max_bufs = max_num_sg;
+	err = sroce_mr_add_key(sdev, mr);
+	if (err) {
+		kfree(mr->bufs);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+static int sroce_mr_set_buf(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->nbufs == mr->max_bufs)
+		return -ENOMEM;
+	mr->bufs[mr->nbufs++] = addr;
+	return 0;
+}
+
+/**
+ * sroce_map_mr_sg() - map_mr_sg: the blocks a fast-registration MR opens
+ * @ibmr: the MR, not VALID (its user's duty)
+ * @sg: DMA-mapped scatterlist: sroce has no DMA device, so its DMA
+ *	addresses are kernel virtual addresses (ib_uses_virt_dma())
+ * @sg_nents: its entries
+ * @sg_offset: where in the first one to start, or NULL
+ *
+ * ib_sg_to_pages() splits the list into blocks of ibmr->page_size and
+ * sets ibmr->iova and ibmr->length; the IB_WR_REG_MR that follows takes
+ * them (its user may change iova's upper bits first, as NFS does).
+ * Return: the entries mapped.
+ */
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+	int n;
+
+	if (!is_power_of_2(ibmr->page_size) || ibmr->page_size < SZ_512)
+		return -EINVAL;
+	mr->nbufs = 0;
+	mr->buf_shift = ilog2(ibmr->page_size);
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_mr_set_buf);
+	mr->map_offset = ibmr->iova & (ibmr->page_size - 1);
+	return n;
+}
+
+/**
+ * sroce_mr_fast_reg() - run an IB_WR_REG_MR
+ * @sdev: the device
+ * @pd: the PD of the QP that runs it
+ * @reg: what it asks
+ *
+ * The requester's context (sq_lock held, bottom halves off). The checks
+ * are those of IBTA 10.6.3.2 and rxe: a fast-registration MR of this PD,
+ * FREE, the same index (only the key byte changes), rights that make
+ * sense (remote write and atomic need local write), and a range that the
+ * mapped blocks hold.
+ * Return: 0 or -EINVAL.
+ */
+int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd,
+		      const struct sroce_fast_reg *reg)
+{
+	int rights = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		     IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+		     IB_ACCESS_RELAXED_ORDERING;
+	struct sroce_mr *mr;
+	int err = -EINVAL;
+	u64 room;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_xa, reg->key >> 8);
+	if (mr && !kref_get_unless_zero(&mr->ref))
+		mr = NULL;
+	rcu_read_unlock();
+	if (!mr)
+		return -EINVAL;
+	room = ((u64)mr->nbufs << mr->buf_shift) - mr->map_offset;
+	if (mr->kind != SROCE_MR_FAST || mr->ibmr.pd != pd ||
+	    (reg->access & ~rights) ||
+	    ((reg->access & (IB_ACCESS_REMOTE_WRITE |
+			     IB_ACCESS_REMOTE_ATOMIC)) &&
+	     !(reg->access & IB_ACCESS_LOCAL_WRITE)) ||
+	    !mr->nbufs || reg->length > room ||
+	    reg->iova + reg->length < reg->iova)
+		goto out;
+	if (cmpxchg(&mr->state, SROCE_MR_FREE, SROCE_MR_BUSY) != SROCE_MR_FREE)
+		goto out;
+	mr->key = reg->key;
+	mr->access = reg->access;
+	mr->iova = reg->iova;
+	mr->length = reg->length;
+	mr->offset = mr->map_offset;
+	/* Pairs with sroce_mr_get(): the fields, then VALID. */
+	smp_store_release(&mr->state, SROCE_MR_VALID);
+	err = 0;
+out:
+	sroce_mr_put(mr);
+	return err;
+}
+
+/**
+ * sroce_mr_invalidate() - close a fast-registration MR's key
+ * @sdev: the device
+ * @pd: the PD of the QP that asks (LOCAL_INV, or SEND with invalidate)
+ * @key: the key
+ *
+ * Bottom halves off. Only a fast-registration MR of @pd whose key is @key
+ * may be invalidated (IBTA 10.6.6: not a region registered otherwise); one
+ * already FREE stays so. Engines that found the MR VALID before hold a
+ * reference for one packet at most, with bottom halves off, and wait for
+ * nothing on the way: the caller waits for them, so once the LOCAL_INV
+ * or the SEND completes no byte moves through the key.
+ * Return: 0 or -EINVAL.
+ */
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
+{
+	struct sroce_mr *mr;
+	int err = -EINVAL;
+	u8 state;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_xa, key >> 8);
+	if (mr && !kref_get_unless_zero(&mr->ref))
+		mr = NULL;
+	rcu_read_unlock();
+	if (!mr)
+		return -EINVAL;
+	if (mr->kind != SROCE_MR_FAST || mr->ibmr.pd != pd ||
+	    READ_ONCE(mr->key) != key)
+		goto out;
+	/* Another invalidation of it, on another CPU, ends first. */
+	while ((state = cmpxchg(&mr->state, SROCE_MR_VALID, SROCE_MR_BUSY)) ==
+	       SROCE_MR_BUSY)
+		cpu_relax();
+	if (state == SROCE_MR_VALID) {
+		/* The base reference and ours: every other holder is gone. */
+		while (kref_read(&mr->ref) > 2)
+			cpu_relax();
+		/* Their copies, done before their kref_put(), before ours. */
+		smp_acquire__after_ctrl_dep();
+		/* Pairs with sroce_mr_fast_reg()'s cmpxchg(): FREE at last. */
+		smp_store_release(&mr->state, SROCE_MR_FREE);
+	}
+	err = 0;
+out:
+	sroce_mr_put(mr);
+	return err;
 }
 
 /**
@@ -218,7 +412,8 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
  * @sdev: the device
  * @key: an lkey or rkey
  *
- * Any context. Return: the MR with a reference, or NULL.
+ * Bottom halves off (a fast-registration MR's invalidation waits for the
+ * reference to go). Return: the VALID MR with a reference, or NULL.
  */
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
 {
@@ -226,9 +421,22 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mr_xa, key >> 8);
-	if (mr && (mr->ibmr.lkey != key || !kref_get_unless_zero(&mr->ref)))
+	if (mr && !kref_get_unless_zero(&mr->ref))
 		mr = NULL;
 	rcu_read_unlock();
+	if (!mr)
+		return NULL;
+	/*
+	 * Our reference is seen before we read the state, as an invalidation
+	 * sets BUSY before it counts the references (sroce_mr_invalidate()).
+	 */
+	smp_mb__after_atomic();
+	/* Pairs with sroce_mr_fast_reg(): VALID, then the fields it set. */
+	if (smp_load_acquire(&mr->state) != SROCE_MR_VALID ||
+	    READ_ONCE(mr->key) != key) {
+		sroce_mr_put(mr);
+		return NULL;
+	}
 	return mr;
 }
 
@@ -252,9 +460,42 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
 {
 	if (mr->ibmr.pd != pd || (mr->access & access) != access)
 		return -EACCES;
-	if (!sroce_range_in(mr->ibmr.iova, mr->ibmr.length, iova, len))
+	if (!sroce_range_in(mr->iova, mr->length, iova, len))
 		return -EFAULT;
 	return 0;
+}
+
+/*
+ * The byte at @iova of a checked range, mapped, and in *@n how many of the
+ * @len bytes from it on follow it in memory: a page of a user MR, a block
+ * of a fast-registration MR, or the rest (DMA MR: iova is the kernel
+ * address). Unmapped by sroce_mr_unmap().
+ */
+static u8 *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 len, u32 *n)
+{
+	u64 pos = iova - mr->iova + mr->offset;
+	u32 bsize;
+
+	switch (mr->kind) {
+	case SROCE_MR_DMA:
+		*n = len;
+		return (u8 *)(uintptr_t)iova;
+	case SROCE_MR_FAST:
+		bsize = 1u << mr->buf_shift;
+		*n = sroce_page_span(pos, len, bsize);
+		return (u8 *)(uintptr_t)(mr->bufs[pos >> mr->buf_shift] +
+					 (pos & (bsize - 1)));
+	default:
+		*n = sroce_page_span(pos, len, PAGE_SIZE);
+		return (u8 *)kmap_local_page(mr->pages[pos >> PAGE_SHIFT]) +
+		       offset_in_page(pos);
+	}
+}
+
+static void sroce_mr_unmap(struct sroce_mr *mr, u8 *va)
+{
+	if (mr->kind == SROCE_MR_USER)
+		kunmap_local(va);
 }
 
 /**
@@ -270,28 +511,19 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
 void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		   enum sroce_copy_dir dir)
 {
-	u64 off = iova - mr->ibmr.iova + mr->offset;
 	u8 *p = buf;
 
-	if (!mr->umem) {		/* DMA MR: a kernel virtual address */
-		if (dir == SROCE_TO_MR)
-			memcpy((void *)(uintptr_t)iova, p, len);
-		else
-			memcpy(p, (void *)(uintptr_t)iova, len);
-		return;
-	}
 	while (len) {
-		unsigned int in_page = offset_in_page(off);
-		unsigned int n = sroce_page_span(off, len, PAGE_SIZE);
-		u8 *va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
+		u32 n;
+		u8 *va = sroce_mr_map(mr, iova, len, &n);
 
 		if (dir == SROCE_TO_MR)
-			memcpy(va + in_page, p, n);
+			memcpy(va, p, n);
 		else
-			memcpy(p, va + in_page, n);
-		kunmap_local(va);
+			memcpy(p, va, n);
+		sroce_mr_unmap(mr, va);
 		p += n;
-		off += n;
+		iova += n;
 		len -= n;
 	}
 }
@@ -311,21 +543,16 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 		      unsigned int off, u32 len, u32 *crc)
 {
-	u64 pos = iova - mr->ibmr.iova + mr->offset;
 	int err = 0;
 
-	if (!mr->umem)			/* DMA MR: a kernel virtual address */
-		return sroce_skb_copy(skb, off, (void *)(uintptr_t)iova, len,
-				      crc);
 	while (len && !err) {
-		unsigned int in_page = offset_in_page(pos);
-		unsigned int n = sroce_page_span(pos, len, PAGE_SIZE);
-		u8 *va = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
+		u32 n;
+		u8 *va = sroce_mr_map(mr, iova, len, &n);
 
-		err = sroce_skb_copy(skb, off, va + in_page, n, crc);
-		kunmap_local(va);
+		err = sroce_skb_copy(skb, off, va, n, crc);
+		sroce_mr_unmap(mr, va);
 		off += n;
-		pos += n;
+		iova += n;
 		len -= n;
 	}
 	return err;
@@ -347,15 +574,15 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
  * is marked SKBFL_SHARED_FRAG, as sendfile marks its pages, so that no
  * layer writes into them in place (an IPsec receiver, a checksum helper)
  * without copying first. Any context.
- * Return: 0, or -E2BIG for a DMA MR or when the fragments run out.
+ * Return: 0, or -E2BIG for a kernel MR or when the fragments run out.
  */
 int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 		    u32 len)
 {
-	u64 pos = iova - mr->ibmr.iova + mr->offset;
+	u64 pos = iova - mr->iova + mr->offset;
 	struct skb_shared_info *sh = skb_shinfo(skb);
 
-	if (!mr->umem)
+	if (mr->kind != SROCE_MR_USER)
 		return -E2BIG;
 	sh->flags |= SKBFL_SHARED_FRAG;
 	while (len) {
@@ -499,20 +726,22 @@ int sroce_sgl_attach(const struct sroce_sgl *l, u64 off, struct sk_buff *skb,
 int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
 		    u64 cmp_add, u64 swap, u64 *orig)
 {
-	u64 off = iova - mr->ibmr.iova + mr->offset;
 	u64 *p, old;
 	u8 *va;
+	u32 n;
 
-	if (!mr->pages || (off & 7))
+	va = sroce_mr_map(mr, iova, sizeof(*p), &n);
+	if (mr->kind == SROCE_MR_DMA || ((uintptr_t)va & 7)) {
+		sroce_mr_unmap(mr, va);
 		return -EINVAL;
-	va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
-	p = (u64 *)(va + offset_in_page(off));
+	}
+	p = (u64 *)va;
 	/* One instruction each: no retry loop a writer of the word can feed. */
 	if (cmp_swap)
 		old = cmpxchg64(p, cmp_add, swap);
 	else
 		old = atomic64_fetch_add(cmp_add, (atomic64_t *)p);
-	kunmap_local(va);
+	sroce_mr_unmap(mr, va);
 	*orig = old;
 	return 0;
 }

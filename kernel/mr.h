@@ -17,16 +17,47 @@ struct sroce_dev;
 
 #define SROCE_MAX_MR		0x40000	/* the kernel takes one per kernel PD */
 #define SROCE_MAX_MR_SIZE	BIT_ULL(40)
+/* Pages of a fast-registration MR: 2 MiB in 4 KiB pages (rxe's 512) */
+#define SROCE_MAX_FAST_REG_PAGES	512
+
+enum sroce_mr_kind {
+	SROCE_MR_DMA,			/* all of kernel memory, local only */
+	SROCE_MR_USER,			/* pinned user pages */
+	SROCE_MR_FAST,			/* kernel pages, by IB_WR_REG_MR */
+};
+
+/*
+ * A key opens its MR only while the MR is VALID. DMA and user MRs always
+ * are; a fast-registration MR is FREE until an IB_WR_REG_MR makes it VALID,
+ * and again after an invalidation, which holds it BUSY while the engines
+ * that found it before finish their packet (sroce_mr_invalidate()).
+ */
+enum sroce_mr_state {
+	SROCE_MR_VALID,
+	SROCE_MR_FREE,
+	SROCE_MR_BUSY,
+};
 
 struct sroce_mr {
 	struct ib_mr ibmr;
 	struct kref ref;		/* lookup references */
 	struct completion free;		/* the last one is gone */
-	struct ib_umem *umem;		/* NULL: DMA MR over kernel memory */
-	struct page **pages;		/* the umem's pages, in order */
-	unsigned long npages;
-	unsigned int offset;		/* of iova in pages[0] */
+	u8 kind;			/* enum sroce_mr_kind */
+	u8 state;			/* enum sroce_mr_state */
+	u32 key;			/* the live lkey == rkey */
+	u64 iova;			/* what the key opens: */
+	u64 length;			/* [iova, iova + length) */
 	int access;			/* IB_ACCESS_* */
+	struct ib_umem *umem;		/* USER: the pinned pages, */
+	struct page **pages;		/* in order */
+	unsigned long npages;
+	unsigned int offset;		/* of iova in pages[0] or bufs[0] */
+	/* FAST: kernel addresses of the blocks map_mr_sg() found */
+	u64 *bufs;
+	unsigned int nbufs;
+	unsigned int max_bufs;
+	unsigned int buf_shift;		/* log2 of the block size */
+	unsigned int map_offset;	/* of the mapped iova in bufs[0] */
 	struct rcu_head rcu;
 };
 
@@ -47,6 +78,22 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  struct ib_pd *pd, struct ib_udata *udata);
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+
+/* An IB_WR_REG_MR as the requester runs it (kverbs.c encodes it). */
+struct sroce_fast_reg {
+	u64 iova;
+	u64 length;
+	u32 key;
+	u32 access;
+};
+
+int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd,
+		      const struct sroce_fast_reg *reg);
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
 
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
 void sroce_mr_put(struct sroce_mr *mr);

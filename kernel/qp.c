@@ -223,6 +223,8 @@ u32 sroce_wc_opcode(u32 wr_opcode)
 		return IB_WC_FETCH_ADD;
 	case IB_UVERBS_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case SROCE_KWR_REG_MR:
+		return IB_WC_REG_MR;	/* kernel CQs only */
 	default:
 		return IB_WC_SEND;
 	}

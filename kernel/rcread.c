@@ -49,9 +49,9 @@ void sroce_rcread_init(struct sroce_qp *qp)
  * sroce_rcread_burst() - send the next responses of the READ being answered
  * @qp: the QP; resp_lock held
  *
- * Sends up to a burst, as the QP's rate allows. The MR is looked up again
- * for each burst: once it is deregistered, the rest is not sent (the
- * requester's timer ends the READ).
+ * Sends up to a burst, as the QP's rate allows. The MR is looked up and
+ * checked again for each burst: once it is deregistered or invalidated,
+ * the rest is not sent (the requester's timer ends the READ).
  *
  * Return: true when the rate held the READ back: the pacer is armed (the
  * caller is busy) to schedule the tasklet.
@@ -66,7 +66,14 @@ bool sroce_rcread_burst(struct sroce_qp *qp)
 	u64 when;
 
 	if (rd->len) {
+		/* The key may have been invalidated, or opened again. */
 		mr = sroce_mr_get(sdev, rd->rkey);
+		if (mr && sroce_mr_check(mr, qp->ibqp.pd, rd->va,
+					 rd->len - (u64)rd->k * rd->mtu,
+					 IB_ACCESS_REMOTE_READ)) {
+			sroce_mr_put(mr);
+			mr = NULL;
+		}
 		if (!mr) {
 			rd->n = rd->k;
 			return false;
@@ -105,7 +112,8 @@ bool sroce_rcread_burst(struct sroce_qp *qp)
 			bth.opcode = SROCE_RC_READ_RESPONSE_MIDDLE;
 		hdr = sroce_opcode_hdr_len(bth.opcode);
 		/* A user's MR goes as its pages (design.rst, zero copy). */
-		zc = paylen >= SROCE_ZEROCOPY_MIN && mr->umem;
+		zc = paylen >= SROCE_ZEROCOPY_MIN &&
+		     mr->kind == SROCE_MR_USER;
 		skb = sroce_qp_skb_alloc(qp, hdr + (zc ? 0 : paylen + bth.pad));
 		if (skb && zc &&
 		    (sroce_mr_attach(mr, rd->va, skb, paylen) ||

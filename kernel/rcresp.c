@@ -316,9 +316,21 @@ static enum sroce_rr sroce_rcresp_send(struct sroce_qp *qp,
 	    !sroce_rcv_crc_end(l.sdev, skb, off + pkt->paylen, crc))
 		return SROCE_RR_DROP;
 	rs->recv_off += pkt->paylen;
-	if (pkt->flags & SROCE_OPF_LAST)
-		sroce_rcresp_complete(qp, IB_WC_SUCCESS, IB_WC_RECV,
+	if (!(pkt->flags & SROCE_OPF_LAST))
+		return SROCE_RR_OK;
+	/*
+	 * With invalidate: the key closes before the receive completes; a
+	 * key that cannot be invalidated here is an invalid request (IBTA
+	 * 9.9.3 class J; the receive WQE completes with the error, as rxe's).
+	 */
+	if ((pkt->flags & SROCE_OPF_IETH) &&
+	    sroce_mr_invalidate(l.sdev, qp->ibqp.pd, h->inv_rkey)) {
+		sroce_rcresp_complete(qp, IB_WC_REM_INV_REQ_ERR, IB_WC_RECV,
 				      rs->recv_off, pkt, h);
+		return SROCE_RR_INVALID;
+	}
+	sroce_rcresp_complete(qp, IB_WC_SUCCESS, IB_WC_RECV, rs->recv_off,
+			      pkt, h);
 	return SROCE_RR_OK;
 }
 

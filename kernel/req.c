@@ -393,6 +393,16 @@ static enum sroce_rc_op sroce_req_op(u32 opcode)
 	}
 }
 
+/* Which local operation the WQE opcode @opcode is, if any. */
+static enum sroce_local_op sroce_req_local(struct sroce_qp *qp, u32 opcode)
+{
+	if (opcode == IB_UVERBS_WR_LOCAL_INV)
+		return SROCE_LOCAL_INV;
+	if (opcode == SROCE_KWR_REG_MR && !sroce_qp_is_user(qp))
+		return SROCE_LOCAL_REG;
+	return SROCE_LOCAL_NONE;
+}
+
 static enum sroce_qp_type sroce_req_qpt(struct sroce_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_RC ? SROCE_QPT_RC : SROCE_QPT_UC;
@@ -414,6 +424,18 @@ static void sroce_req_take(struct sroce_qp *qp, struct sroce_sq_wqe *e)
 	memcpy(&e->w, slot, sizeof(e->w));
 	e->op = sroce_req_op(e->w.opcode);
 	e->status = IB_WC_SUCCESS;
+	e->local = sroce_req_local(qp, e->w.opcode);
+	e->done = false;
+	if (e->local) {
+		/* No data: it takes no PSN, and its length is 0. */
+		if (e->w.num_sge || (e->w.send_flags & SROCE_SEND_INLINE))
+			e->status = IB_WC_LOC_QP_OP_ERR;
+		e->len = 0;
+		e->npsn = 0;
+		e->first_psn = rq->next_psn;
+		qp->sq.index++;
+		return;
+	}
 	if (e->w.send_flags & SROCE_SEND_INLINE) {
 		if (e->w.inline_len > min(room, qp->max_inline) ||
 		    sroce_rc_op_rdatm(e->op))
@@ -604,6 +626,45 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_sq_wqe *e)
 	return rq->cur == rq->head || room;
 }
 
+/*
+ * Run the local operation at the cursor, unless it already ran (the
+ * cursor came back to it for a resend) and move past it. A LOCAL_INV
+ * waits until every WQE before it has completed (so none of them is
+ * resent through a closed key: the fence IBTA 10.8.3.3 lets a user ask
+ * for, always, as rxe does), and a fenced one for READs and atomics.
+ * Return: false when it waits, or failed (rq->failed).
+ */
+static bool sroce_req_run_local(struct sroce_qp *qp, struct sroce_sq_wqe *e)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sroce_req *rq = &qp->req;
+	int err;
+
+	if (!e->done) {
+		if ((e->local == SROCE_LOCAL_INV && rq->cur != rq->head) ||
+		    ((e->w.send_flags & SROCE_SEND_FENCE) && rq->rd_atomic))
+			return false;
+		if (e->local == SROCE_LOCAL_INV) {
+			err = sroce_mr_invalidate(sdev, qp->ibqp.pd,
+						  e->w.ex.invalidate_rkey);
+		} else {
+			struct sroce_fast_reg reg;
+
+			memcpy(&reg, &e->w.wr, sizeof(reg));
+			err = sroce_mr_fast_reg(sdev, qp->ibqp.pd, &reg);
+		}
+		if (err) {
+			e->status = IB_WC_LOC_QP_OP_ERR;
+			rq->failed = true;
+			return false;
+		}
+		e->done = true;
+	}
+	rq->cur++;
+	sroce_comp_retire_done(qp);
+	return true;
+}
+
 /**
  * sroce_req_send() - send what may be sent
  * @qp: an RC or UC QP; sq_lock held, bottom halves off
@@ -647,6 +708,15 @@ void sroce_req_send(struct sroce_qp *qp)
 		if (e->status) {
 			rq->failed = true;
 			break;
+		}
+		if (e->local) {
+			if (sent++ == SROCE_REQ_BUDGET) {
+				sroce_req_defer(qp);
+				break;
+			}
+			if (!sroce_req_run_local(qp, e))
+				break;
+			continue;
 		}
 		if (!sroce_req_may_send(qp, e) || !sroce_cc_may_send(qp))
 			break;
@@ -721,6 +791,12 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
 		struct sroce_sq_wqe *e = &rq->wqe[idx & mask];
 		u32 end = sroce_psn_add(e->first_psn, e->npsn);
 
+		/* A local operation that ran is not run again. */
+		if (e->local && !e->status) {
+			if (!e->done)
+				break;
+			continue;
+		}
 		if (e->status || sroce_psn_before(psn, end))
 			break;
 		if (sroce_rc_op_rdatm(e->op))

@@ -30,6 +30,26 @@ struct sroce_sq_wqe {
 	u32 npsn;			/* PSNs the message takes */
 	u8 op;				/* enum sroce_rc_op */
 	u8 status;			/* failed before it was sent */
+	u8 local;			/* enum sroce_local_op */
+	bool done;			/* the local operation ran */
+};
+
+/*
+ * The opcode of a kernel QP's IB_WR_REG_MR in its send ring, with a
+ * struct sroce_fast_reg in place of wr (kverbs.c); a user QP's WQE with
+ * it fails.
+ */
+#define SROCE_KWR_REG_MR	0xf0
+
+/*
+ * Work requests that send nothing and take no PSN: they run when the
+ * requester reaches them (a LOCAL_INV once every WQE before it has
+ * completed) and complete in order.
+ */
+enum sroce_local_op {
+	SROCE_LOCAL_NONE,
+	SROCE_LOCAL_INV,
+	SROCE_LOCAL_REG,
 };
 
 /*
