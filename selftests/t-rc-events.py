@@ -9,7 +9,10 @@ refuses a request reports an access error (bad rkey) or an invalid request
 (misaligned atomic) while the requester's WR completes with the matching
 status and no event; moving a QP to error by hand raises nothing else;
 a SEND with invalidate of a user MR's rkey is an invalid request;
-ibv_rereg_mr gives new rights under new keys, and the old key is dead."""
+ibv_rereg_mr of the rights, the translation or the PD keeps the keys, which
+then open what the call set."""
+import ctypes
+import mmap
 import os
 import select
 import sys
@@ -41,6 +44,7 @@ ACC = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
 cq = CQ(ctx, 256)
 mr = MR(pd, 1 << 16, ACC)
 objs = []
+bufs = []
 
 
 
@@ -184,28 +188,83 @@ def _():
     assert w.status == e.IBV_WC_SUCCESS, w.status
 
 
-@t.case('ibv_rereg_mr: new rights under a new key; the old key is dead')
+def write_via(qp, rkey, addr, data, want, events, lmr=None):
+    """An RDMA WRITE of @data from @qp to @addr through @rkey."""
+    lmr = lmr or mr
+    lmr.write(data, len(data))
+    wr = SendWR(wr_id=9, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(lmr.buf, len(data), lmr.lkey)],
+                send_flags=e.IBV_SEND_SIGNALED)
+    wr.set_wr_rdma(rkey, addr)
+    qp.post_send(wr)
+    w, = poll_cq(lcq if lmr is not mr else cq, 1)
+    assert w.status == want, (w.status, want)
+    expect_events(events)
+
+
+lcq = None
+DATA = bytes(range(256)) * 4
+
+
+@t.case('ibv_rereg_mr of the rights keeps the keys, which get the new rights')
 def _():
     m = MR(pd, 8192, e.IBV_ACCESS_LOCAL_WRITE)
     objs.insert(0, m)
-    old = m.rkey
+    keys = (m.lkey, m.rkey)
+    a, b = pair()
+    write_via(a, m.rkey, m.buf + 100, DATA, e.IBV_WC_REM_ACCESS_ERR,
+              [e.IBV_EVENT_QP_ACCESS_ERR])
+    # As ConnectX and rxe: the keys stay, so a peer that has them goes on.
     m.rereg(e.IBV_REREG_MR_CHANGE_ACCESS, pd, 0, 0, ACC)
-    assert m.rkey != old, 'rereg kept the key'
-    data = bytes(range(256)) * 4
-    mr.write(data, len(data))
-    for rkey, want, ev in ((m.rkey, e.IBV_WC_SUCCESS, []),
-                           (old, e.IBV_WC_REM_ACCESS_ERR,
-                            [e.IBV_EVENT_QP_ACCESS_ERR])):
-        a, b = pair()
-        wr = SendWR(wr_id=9, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
-                    sg=[SGE(mr.buf, len(data), mr.lkey)],
-                    send_flags=e.IBV_SEND_SIGNALED)
-        wr.set_wr_rdma(rkey, m.buf + 100)
-        a.post_send(wr)
-        w, = poll(1)
-        assert w.status == want, (w.status, want)
-        expect_events(ev)
-    assert m.read(len(data), 100) == data, 'WRITE through the new key lost'
+    assert (m.lkey, m.rkey) == keys, f'keys {keys} became {m.lkey, m.rkey}'
+    a, b = pair()
+    write_via(a, m.rkey, m.buf + 100, DATA, e.IBV_WC_SUCCESS, [])
+    assert m.read(len(DATA), 100) == DATA, 'WRITE through the key lost'
+    m.rereg(e.IBV_REREG_MR_CHANGE_ACCESS, pd, 0, 0, e.IBV_ACCESS_LOCAL_WRITE)
+    write_via(a, m.rkey, m.buf + 100, DATA, e.IBV_WC_REM_ACCESS_ERR,
+              [e.IBV_EVENT_QP_ACCESS_ERR])
+
+
+@t.case('ibv_rereg_mr of the translation keeps the keys: RDMA lands in the '
+        'new buffer')
+def _():
+    m = MR(pd, 8192, ACC)
+    objs.insert(0, m)
+    keys = (m.lkey, m.rkey)
+    buf = mmap.mmap(-1, 8192)
+    bufs.append(buf)
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    m.rereg(e.IBV_REREG_MR_CHANGE_TRANSLATION, pd, addr, 8192, 0)
+    assert (m.lkey, m.rkey) == keys, f'keys {keys} became {m.lkey, m.rkey}'
+    a, b = pair()
+    write_via(a, m.rkey, addr + 100, DATA, e.IBV_WC_SUCCESS, [])
+    assert buf[100:100 + len(DATA)] == DATA, 'the new buffer lacks the data'
+
+
+@t.case('ibv_rereg_mr of the PD keeps the keys: the new PD\'s QPs reach '
+        'them, the old one\'s get REM_ACCESS_ERR')
+def _():
+    global lcq
+    m = MR(pd, 8192, ACC)
+    objs.insert(0, m)
+    pd2 = PD(ctx)
+    objs.insert(0, pd2)
+    lcq = CQ(ctx, 16)
+    objs.insert(1, lcq)
+    m2 = MR(pd2, 8192, ACC)
+    objs.insert(1, m2)
+    keys = (m.lkey, m.rkey)
+    m.rereg(e.IBV_REREG_MR_CHANGE_PD, pd2, 0, 0, 0)
+    assert (m.lkey, m.rkey) == keys, f'keys {keys} became {m.lkey, m.rkey}'
+    a, b = pair()
+    write_via(a, m.rkey, m.buf, DATA, e.IBV_WC_REM_ACCESS_ERR,
+              [e.IBV_EVENT_QP_ACCESS_ERR])
+    a2, b2 = rc_qp(pd2, lcq, ACC), rc_qp(pd2, lcq, ACC)
+    objs.extend((a2, b2))
+    rc_connect(a2, b2.qp_num, gid, gidx)
+    rc_connect(b2, a2.qp_num, gid, gidx)
+    write_via(a2, m.rkey, m.buf, DATA, e.IBV_WC_SUCCESS, [], lmr=m2)
+    assert m.read(len(DATA), 0) == DATA, 'WRITE through the key lost'
 
 
 @t.case('everything destroyed cleanly')
