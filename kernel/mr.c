@@ -110,6 +110,22 @@ static struct sroce_mr *sroce_mr_alloc(enum sroce_mr_kind kind, int access,
 	return mr;
 }
 
+/* May a user MR have these rights and this range? 0 or an errno. */
+static int sroce_mr_user_ok(int access, u64 length, u64 iova)
+{
+	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+		       IB_ACCESS_RELAXED_ORDERING))
+		return -EOPNOTSUPP;
+	if (!length || length > SROCE_MAX_MR_SIZE || iova + length < iova)
+		return -EINVAL;
+	/* Remote write and atomic need local write (IBTA o10-37). */
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	return 0;
+}
+
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata)
 {
@@ -117,16 +133,9 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct sroce_mr *mr;
 	int err;
 
-	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-		       IB_ACCESS_RELAXED_ORDERING))
-		return ERR_PTR(-EOPNOTSUPP);
-	if (!length || length > SROCE_MAX_MR_SIZE || iova + length < iova)
-		return ERR_PTR(-EINVAL);
-	/* Remote write and atomic need local write (IBTA o10-37). */
-	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
-	    !(access & IB_ACCESS_LOCAL_WRITE))
-		return ERR_PTR(-EINVAL);
+	err = sroce_mr_user_ok(access, length, iova);
+	if (err)
+		return ERR_PTR(err);
 
 	mr = sroce_mr_alloc(SROCE_MR_USER, access, iova, length);
 	if (!mr)
@@ -148,29 +157,103 @@ err_free:
 }
 
 /*
- * ibv_rereg_mr(): always a new MR (new keys) in place of the old one, which
- * the core then deregisters; what the flags do not change is taken from
- * the old MR. In-place changes would race with engines that checked the
- * old rights and are still copying.
+ * Close a VALID MR: no engine finds it any more, and those that found it
+ * (each holds a reference for one packet, bottom halves off, waiting for
+ * nothing) are done. @mine: references the caller holds. Return: false
+ * when it was not VALID.
+ */
+static bool sroce_mr_close(struct sroce_mr *mr, unsigned int mine)
+{
+	u32 state;
+
+	/* Another closing of it, on another CPU, ends first. */
+	while ((state = cmpxchg(&mr->state, SROCE_MR_VALID, SROCE_MR_BUSY)) ==
+	       SROCE_MR_BUSY)
+		cpu_relax();
+	if (state != SROCE_MR_VALID)
+		return false;
+	/* The table's reference and the caller's: every other one is gone. */
+	while (kref_read(&mr->ref) > 1 + mine)
+		cpu_relax();
+	/* Their copies, done before their kref_put(), before what follows. */
+	smp_acquire__after_ctrl_dep();
+	return true;
+}
+
+/* After sroce_mr_close(): @state (VALID or FREE), with what was changed. */
+static void sroce_mr_reopen(struct sroce_mr *mr, enum sroce_mr_state state)
+{
+	/* Pairs with sroce_mr_get(): the fields, then the state. */
+	smp_store_release(&mr->state, state);
+}
+
+/**
+ * sroce_rereg_user_mr() - ibv_rereg_mr() in place
+ * @ibmr: the MR
+ * @flags: IB_MR_REREG_TRANS, _PD, _ACCESS
+ * @start: new user address (TRANS)
+ * @length: new length (TRANS)
+ * @iova: new iova (TRANS)
+ * @access: new rights (ACCESS)
+ * @pd: new PD (PD)
+ * @udata: unused
+ *
+ * The keys stay, as on ConnectX and rxe: peers keep using the rkey they
+ * were given, with the new rights, pages or PD. New pages are pinned
+ * first (so a failure leaves the MR as it was), and so are the old ones
+ * again when the rights become writable (they were pinned for reading).
+ * The MR is closed while it changes (sroce_mr_close()): a packet sees it
+ * before or after, never half of it.
+ *
+ * Return: NULL (changed in place) or an ERR_PTR().
  */
 struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 iova, int access,
 				  struct ib_pd *pd, struct ib_udata *udata)
 {
 	struct sroce_mr *mr = to_smr(ibmr);
+	struct sroce_mr old = {}, pin = {};
+	bool repin;
+	int err;
 
 	if (mr->kind != SROCE_MR_USER)
 		return ERR_PTR(-EOPNOTSUPP);
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->umem->address;
 		length = mr->umem->length;
 		iova = mr->iova;
 	}
-	if (!(flags & IB_MR_REREG_ACCESS))
-		access = mr->access;
-	if (!(flags & IB_MR_REREG_PD))
-		pd = ibmr->pd;
-	return sroce_reg_user_mr(pd, start, length, iova, access, udata);
+	err = sroce_mr_user_ok(access, length, iova);
+	if (err)
+		return ERR_PTR(err);
+	repin = (flags & IB_MR_REREG_TRANS) ||
+		ib_access_writable(access) != ib_access_writable(mr->access);
+	if (repin) {
+		err = sroce_mr_pin(&pin, ibmr->device, start, length, access);
+		if (err)
+			return ERR_PTR(err);
+	}
+
+	sroce_mr_close(mr, 0);
+	if (repin) {
+		old.umem = mr->umem;
+		old.pages = mr->pages;
+		mr->umem = pin.umem;
+		mr->pages = pin.pages;
+		mr->npages = pin.npages;
+		mr->offset = pin.offset;
+		mr->iova = iova;
+		mr->length = length;
+	}
+	mr->access = access;
+	if (flags & IB_MR_REREG_PD)
+		WRITE_ONCE(ibmr->pd, pd);	/* the core sets it too */
+	sroce_mr_reopen(mr, SROCE_MR_VALID);
+	if (repin)
+		sroce_mr_unpin(&old);
+	return NULL;
 }
 
 /**
@@ -350,8 +433,7 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd,
 	mr->iova = reg->iova;
 	mr->length = reg->length;
 	mr->offset = mr->map_offset;
-	/* Pairs with sroce_mr_get(): the fields, then VALID. */
-	smp_store_release(&mr->state, SROCE_MR_VALID);
+	sroce_mr_reopen(mr, SROCE_MR_VALID);
 	err = 0;
 out:
 	sroce_mr_put(mr);
@@ -376,7 +458,6 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 {
 	struct sroce_mr *mr;
 	int err = -EINVAL;
-	u8 state;
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mr_xa, key >> 8);
@@ -388,19 +469,8 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 	if (mr->kind != SROCE_MR_FAST || mr->ibmr.pd != pd ||
 	    READ_ONCE(mr->key) != key)
 		goto out;
-	/* Another invalidation of it, on another CPU, ends first. */
-	while ((state = cmpxchg(&mr->state, SROCE_MR_VALID, SROCE_MR_BUSY)) ==
-	       SROCE_MR_BUSY)
-		cpu_relax();
-	if (state == SROCE_MR_VALID) {
-		/* The base reference and ours: every other holder is gone. */
-		while (kref_read(&mr->ref) > 2)
-			cpu_relax();
-		/* Their copies, done before their kref_put(), before ours. */
-		smp_acquire__after_ctrl_dep();
-		/* Pairs with sroce_mr_fast_reg()'s cmpxchg(): FREE at last. */
-		smp_store_release(&mr->state, SROCE_MR_FREE);
-	}
+	if (sroce_mr_close(mr, 1))
+		sroce_mr_reopen(mr, SROCE_MR_FREE);
 	err = 0;
 out:
 	sroce_mr_put(mr);

@@ -43,7 +43,7 @@ struct sroce_mr {
 	struct kref ref;		/* lookup references */
 	struct completion free;		/* the last one is gone */
 	u8 kind;			/* enum sroce_mr_kind */
-	u8 state;			/* enum sroce_mr_state */
+	u32 state;			/* enum sroce_mr_state */
 	u32 key;			/* the live lkey == rkey */
 	u64 iova;			/* what the key opens: */
 	u64 length;			/* [iova, iova + length) */
