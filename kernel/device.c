@@ -74,8 +74,10 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	memset(attr, 0, sizeof(*attr));
 	attr->vendor_id = SROCE_VENDOR_ID;
 	attr->sys_image_guid = ibdev->node_guid;
-	/* Fast registration, local and remote invalidation (mr.c) */
-	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
+	/* Fast registration, invalidation (mr.c), windows (mw.c) */
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
 	attr->max_pkeys = 1;
@@ -90,6 +92,7 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_cq = SROCE_MAX_CQ;
 	attr->max_cqe = SROCE_MAX_CQE;
 	attr->max_mr = SROCE_MAX_MR;
+	attr->max_mw = SROCE_MAX_MW;
 	attr->max_ah = SROCE_MAX_AH;
 	attr->max_srq = SROCE_MAX_SRQ;
 	attr->max_srq_wr = SROCE_MAX_SRQ_WR;

@@ -35,8 +35,9 @@ struct sroce_dev {
 	/* Objects found by number; counts bounded by the device limits. */
 	struct xarray qp_xa;		/* by QPN */
 	u32 qp_next;
-	struct xarray mr_xa;		/* by key >> 8 */
+	struct xarray mr_xa;		/* MRs and windows, by key >> 8 */
 	u32 mr_next;
+	u32 mw_next;
 	struct xarray ah_xa;		/* by AH number */
 	u32 ah_next;
 	struct xarray cq_xa;		/* user CQs, by number (dbfile.c) */
@@ -46,6 +47,7 @@ struct sroce_dev {
 	atomic_t num_qp;
 	atomic_t num_srq;
 	atomic_t num_mr;
+	atomic_t num_mw;
 
 	struct sroce_counters counters;
 	struct sroce_cc_dev cc;		/* DCQCN knobs */

@@ -29,8 +29,6 @@
 #include "queue.h"
 #include "recv.h"
 
-#define SROCE_MR_INDEX_MAX	((1u << 24) - 1)
-
 static u32 sroce_mr_key(u32 index, u8 gen)
 {
 	return index << 8 | gen;
@@ -67,21 +65,33 @@ static void sroce_mr_unpin(struct sroce_mr *mr)
 	ib_umem_release(mr->umem);
 }
 
-static int sroce_mr_add_key(struct sroce_dev *sdev, struct sroce_mr *mr)
+/**
+ * sroce_mr_add_key() - give a new MR or window its key, and count it
+ * @sdev: the device
+ * @mr: the MR or window; findable by its key from now on
+ *
+ * Return: 0, or -ENOMEM past the device's limit, or the xarray's error.
+ */
+int sroce_mr_add_key(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
+	bool mw = mr->kind == SROCE_MR_WINDOW;
+	atomic_t *num = mw ? &sdev->num_mw : &sdev->num_mr;
 	u32 index;
 	u8 byte;
 	int err;
 
-	if (atomic_inc_return(&sdev->num_mr) > SROCE_MAX_MR) {
-		atomic_dec(&sdev->num_mr);
+	if (atomic_inc_return(num) > (mw ? SROCE_MAX_MW : SROCE_MAX_MR)) {
+		atomic_dec(num);
 		return -ENOMEM;
 	}
 	err = xa_alloc_cyclic(&sdev->mr_xa, &index, mr,
-			      XA_LIMIT(1, SROCE_MR_INDEX_MAX),
-			      &sdev->mr_next, GFP_KERNEL);
+			      mw ? XA_LIMIT(SROCE_MW_INDEX_MIN,
+					    SROCE_KEY_INDEX_MAX) :
+				   XA_LIMIT(1, SROCE_MW_INDEX_MIN - 1),
+			      mw ? &sdev->mw_next : &sdev->mr_next,
+			      GFP_KERNEL);
 	if (err < 0) {
-		atomic_dec(&sdev->num_mr);
+		atomic_dec(num);
 		return err;
 	}
 	byte = get_random_u8();
@@ -91,8 +101,8 @@ static int sroce_mr_add_key(struct sroce_dev *sdev, struct sroce_mr *mr)
 	return 0;
 }
 
-static struct sroce_mr *sroce_mr_alloc(enum sroce_mr_kind kind, int access,
-				       u64 iova, u64 length)
+struct sroce_mr *sroce_mr_alloc(enum sroce_mr_kind kind, int access,
+				u64 iova, u64 length)
 {
 	struct sroce_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 
@@ -101,7 +111,8 @@ static struct sroce_mr *sroce_mr_alloc(enum sroce_mr_kind kind, int access,
 	kref_init(&mr->ref);
 	init_completion(&mr->free);
 	mr->kind = kind;
-	mr->state = kind == SROCE_MR_FAST ? SROCE_MR_FREE : SROCE_MR_VALID;
+	mr->state = kind == SROCE_MR_FAST || kind == SROCE_MR_WINDOW ?
+		    SROCE_MR_FREE : SROCE_MR_VALID;
 	mr->access = access;
 	mr->iova = iova;
 	mr->length = length;
@@ -115,7 +126,7 @@ static int sroce_mr_user_ok(int access, u64 length, u64 iova)
 {
 	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-		       IB_ACCESS_RELAXED_ORDERING))
+		       IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING))
 		return -EOPNOTSUPP;
 	if (!length || length > SROCE_MAX_MR_SIZE || iova + length < iova)
 		return -EINVAL;
@@ -162,7 +173,7 @@ err_free:
  * nothing) are done. @mine: references the caller holds. Return: false
  * when it was not VALID.
  */
-static bool sroce_mr_close(struct sroce_mr *mr, unsigned int mine)
+bool sroce_mr_close(struct sroce_mr *mr, unsigned int mine)
 {
 	u32 state;
 
@@ -181,7 +192,7 @@ static bool sroce_mr_close(struct sroce_mr *mr, unsigned int mine)
 }
 
 /* After sroce_mr_close(): @state (VALID or FREE), with what was changed. */
-static void sroce_mr_reopen(struct sroce_mr *mr, enum sroce_mr_state state)
+void sroce_mr_reopen(struct sroce_mr *mr, enum sroce_mr_state state)
 {
 	/* Pairs with sroce_mr_get(): the fields, then the state. */
 	smp_store_release(&mr->state, state);
@@ -218,6 +229,8 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 
 	if (mr->kind != SROCE_MR_USER)
 		return ERR_PTR(-EOPNOTSUPP);
+	if (atomic_read(&mr->windows))
+		return ERR_PTR(-EBUSY);
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = mr->access;
 	if (!(flags & IB_MR_REREG_TRANS)) {
@@ -295,15 +308,41 @@ static void sroce_mr_release(struct kref *ref)
 	complete(&container_of(ref, struct sroce_mr, ref)->free);
 }
 
+/**
+ * sroce_mr_remove() - take an MR's or window's key away, and wait
+ * @sdev: the device
+ * @mr: the MR or window
+ *
+ * Once it returns, no engine finds it and none holds it. Process context.
+ */
+void sroce_mr_remove(struct sroce_dev *sdev, struct sroce_mr *mr)
+{
+	xa_erase(&sdev->mr_xa, mr->key >> 8);
+	kref_put(&mr->ref, sroce_mr_release);
+	wait_for_completion(&mr->free);
+	atomic_dec(mr->kind == SROCE_MR_WINDOW ? &sdev->num_mw :
+		   &sdev->num_mr);
+}
+
+/*
+ * dereg_mr. An MR windows are bound to stays (IBTA 10.6.7.2.6, as rxe):
+ * -EBUSY; when its process exits, the core frees the windows and tries
+ * again.
+ */
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibmr->device);
 	struct sroce_mr *mr = to_smr(ibmr);
+	bool was_valid;
 
-	xa_erase(&sdev->mr_xa, mr->key >> 8);
-	kref_put(&mr->ref, sroce_mr_release);
-	wait_for_completion(&mr->free);
-	atomic_dec(&sdev->num_mr);
+	/* Closed: no bind finds it now, and none is under way. */
+	was_valid = sroce_mr_close(mr, 0);
+	if (atomic_read(&mr->windows)) {
+		if (was_valid)
+			sroce_mr_reopen(mr, SROCE_MR_VALID);
+		return -EBUSY;
+	}
+	sroce_mr_remove(sdev, mr);
 	if (mr->kind == SROCE_MR_USER)
 		sroce_mr_unpin(mr);
 	kfree(mr->bufs);
@@ -405,16 +444,12 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd,
 {
 	int rights = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		     IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-		     IB_ACCESS_RELAXED_ORDERING;
+		     IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING;
 	struct sroce_mr *mr;
 	int err = -EINVAL;
 	u64 room;
 
-	rcu_read_lock();
-	mr = xa_load(&sdev->mr_xa, reg->key >> 8);
-	if (mr && !kref_get_unless_zero(&mr->ref))
-		mr = NULL;
-	rcu_read_unlock();
+	mr = sroce_mr_find(sdev, reg->key);
 	if (!mr)
 		return -EINVAL;
 	room = ((u64)mr->nbufs << mr->buf_shift) - mr->map_offset;
@@ -459,15 +494,12 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 	struct sroce_mr *mr;
 	int err = -EINVAL;
 
-	rcu_read_lock();
-	mr = xa_load(&sdev->mr_xa, key >> 8);
-	if (mr && !kref_get_unless_zero(&mr->ref))
-		mr = NULL;
-	rcu_read_unlock();
+	mr = sroce_mr_find(sdev, key);
 	if (!mr)
 		return -EINVAL;
+	/* Not while windows are bound to it (IBTA 10.6.7.2.6, as rxe) */
 	if (mr->kind != SROCE_MR_FAST || mr->ibmr.pd != pd ||
-	    READ_ONCE(mr->key) != key)
+	    READ_ONCE(mr->key) != key || atomic_read(&mr->windows))
 		goto out;
 	if (sroce_mr_close(mr, 1))
 		sroce_mr_reopen(mr, SROCE_MR_FREE);
@@ -478,14 +510,13 @@ out:
 }
 
 /**
- * sroce_mr_get() - find a memory region by key
+ * sroce_mr_find() - the MR or window of a key's index, whatever its state
  * @sdev: the device
- * @key: an lkey or rkey
+ * @key: the key
  *
- * Bottom halves off (a fast-registration MR's invalidation waits for the
- * reference to go). Return: the VALID MR with a reference, or NULL.
+ * Any context. Return: it, with a reference, or NULL.
  */
-struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
+struct sroce_mr *sroce_mr_find(struct sroce_dev *sdev, u32 key)
 {
 	struct sroce_mr *mr;
 
@@ -494,20 +525,48 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
 	if (mr && !kref_get_unless_zero(&mr->ref))
 		mr = NULL;
 	rcu_read_unlock();
+	return mr;
+}
+
+/**
+ * sroce_key_get() - the MR or window a key opens now
+ * @sdev: the device
+ * @key: the key
+ *
+ * Bottom halves off, for one packet at most: closing an MR or a window
+ * (sroce_mr_close()) waits for the reference to go. Return: the VALID MR
+ * or window whose key is @key, with a reference, or NULL.
+ */
+struct sroce_mr *sroce_key_get(struct sroce_dev *sdev, u32 key)
+{
+	struct sroce_mr *mr = sroce_mr_find(sdev, key);
+
 	if (!mr)
 		return NULL;
 	/*
-	 * Our reference is seen before we read the state, as an invalidation
-	 * sets BUSY before it counts the references (sroce_mr_invalidate()).
+	 * Our reference is seen before we read the state, as closing sets
+	 * BUSY before it counts the references (sroce_mr_close()).
 	 */
 	smp_mb__after_atomic();
-	/* Pairs with sroce_mr_fast_reg(): VALID, then the fields it set. */
+	/* Pairs with sroce_mr_reopen(): VALID, then the fields it set. */
 	if (smp_load_acquire(&mr->state) != SROCE_MR_VALID ||
 	    READ_ONCE(mr->key) != key) {
 		sroce_mr_put(mr);
 		return NULL;
 	}
 	return mr;
+}
+
+/**
+ * sroce_mr_get() - find a memory region by key
+ * @sdev: the device
+ * @key: an lkey or rkey; a window's finds nothing
+ *
+ * As sroce_key_get(). Return: the VALID MR with a reference, or NULL.
+ */
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
+{
+	return sroce_key_is_mw(key) ? NULL : sroce_key_get(sdev, key);
 }
 
 void sroce_mr_put(struct sroce_mr *mr)

@@ -19,11 +19,25 @@ struct sroce_dev;
 #define SROCE_MAX_MR_SIZE	BIT_ULL(40)
 /* Pages of a fast-registration MR: 2 MiB in 4 KiB pages (rxe's 512) */
 #define SROCE_MAX_FAST_REG_PAGES	512
+#define SROCE_MAX_MW		0x10000
+
+/*
+ * The key index space: MRs below SROCE_MW_INDEX_MIN, memory windows from
+ * it on, so that bit 31 of a key says which (as in rxe).
+ */
+#define SROCE_MW_INDEX_MIN	BIT(23)
+#define SROCE_KEY_INDEX_MAX	(BIT(24) - 1)
+
+static inline bool sroce_key_is_mw(u32 key)
+{
+	return key >> 8 >= SROCE_MW_INDEX_MIN;
+}
 
 enum sroce_mr_kind {
 	SROCE_MR_DMA,			/* all of kernel memory, local only */
 	SROCE_MR_USER,			/* pinned user pages */
 	SROCE_MR_FAST,			/* kernel pages, by IB_WR_REG_MR */
+	SROCE_MR_WINDOW,		/* a memory window (mw.c) */
 };
 
 /*
@@ -58,6 +72,14 @@ struct sroce_mr {
 	unsigned int max_bufs;
 	unsigned int buf_shift;		/* log2 of the block size */
 	unsigned int map_offset;	/* of the mapped iova in bufs[0] */
+	atomic_t windows;		/* windows bound to it */
+	/*
+	 * WINDOW: of ibmr, only pd is used; iova, length and access are the
+	 * window's, over @bound while VALID.
+	 */
+	struct sroce_mr *bound;
+	u8 mw_type;			/* enum ib_mw_type */
+	u32 qpn;			/* type 2: the QP it is bound to */
 	struct rcu_head rcu;
 };
 
@@ -95,8 +117,16 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd,
 		      const struct sroce_fast_reg *reg);
 int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
 
+struct sroce_mr *sroce_key_get(struct sroce_dev *sdev, u32 key);
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
+struct sroce_mr *sroce_mr_find(struct sroce_dev *sdev, u32 key);
 void sroce_mr_put(struct sroce_mr *mr);
+struct sroce_mr *sroce_mr_alloc(enum sroce_mr_kind kind, int access,
+				u64 iova, u64 length);
+int sroce_mr_add_key(struct sroce_dev *sdev, struct sroce_mr *mr);
+void sroce_mr_remove(struct sroce_dev *sdev, struct sroce_mr *mr);
+bool sroce_mr_close(struct sroce_mr *mr, unsigned int mine);
+void sroce_mr_reopen(struct sroce_mr *mr, enum sroce_mr_state state);
 int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
 		   u64 len, int access);
 void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,

@@ -225,6 +225,8 @@ u32 sroce_wc_opcode(u32 wr_opcode)
 		return IB_WC_LOCAL_INV;
 	case SROCE_KWR_REG_MR:
 		return IB_WC_REG_MR;	/* kernel CQs only */
+	case IB_UVERBS_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}

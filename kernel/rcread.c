@@ -19,6 +19,7 @@
 #include "core/rc.h"
 #include "device.h"
 #include "mr.h"
+#include "mw.h"
 #include "qp.h"
 #include "rcread.h"
 #include "xmit.h"
@@ -60,25 +61,21 @@ bool sroce_rcread_burst(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_rd *rd = &qp->resp.rd;
+	struct sroce_rkey_ref ref = {};
 	struct sroce_mr *mr = NULL;
 	u32 end = min(rd->n, rd->k + SROCE_READ_BURST);
 	bool paced = false;
 	u64 when;
 
-	if (rd->len) {
-		/* The key may have been invalidated, or opened again. */
-		mr = sroce_mr_get(sdev, rd->rkey);
-		if (mr && sroce_mr_check(mr, qp->ibqp.pd, rd->va,
-					 rd->len - (u64)rd->k * rd->mtu,
-					 IB_ACCESS_REMOTE_READ)) {
-			sroce_mr_put(mr);
-			mr = NULL;
-		}
-		if (!mr) {
-			rd->n = rd->k;
-			return false;
-		}
+	/* The key may have been invalidated, or opened again. */
+	if (rd->len && sroce_rkey_get(sdev, qp->ibqp.pd, qp->ibqp.qp_num,
+				      rd->rkey, rd->va,
+				      rd->len - (u64)rd->k * rd->mtu,
+				      IB_ACCESS_REMOTE_READ, &ref)) {
+		rd->n = rd->k;
+		return false;
 	}
+	mr = ref.mr;
 	for (; rd->k < end; rd->k++) {
 		u32 paylen = sroce_rc_payload(rd->len, rd->mtu, rd->k);
 		struct sroce_bth bth = {
@@ -137,8 +134,7 @@ bool sroce_rcread_burst(struct sroce_qp *qp)
 		sroce_cc_sent(qp, &qp->av, skb->len);
 		sroce_qp_xmit(qp, &qp->av, skb);
 	}
-	if (mr)
-		sroce_mr_put(mr);
+	sroce_rkey_put(&ref);
 	return paced;
 }
 

@@ -27,6 +27,7 @@
 #include "cq.h"
 #include "device.h"
 #include "mr.h"
+#include "mw.h"
 #include "qp.h"
 #include "rcread.h"
 #include "rcresp.h"
@@ -177,19 +178,24 @@ static void sroce_rcresp_nak(struct sroce_qp *qp, u32 psn,
 	sroce_rcresp_ack(qp, psn, sroce_aeth_syn_nak(code), NULL);
 }
 
-/* Is [@va, @va + @len) of the MR named @rkey open to this access? */
+/* What @rkey opens at [@va, @va + @len) for this access (mw.c) */
+static int sroce_rcresp_rkey(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
+			     int access, struct sroce_rkey_ref *ref)
+{
+	return sroce_rkey_get(to_sdev(qp->ibqp.device), qp->ibqp.pd,
+			      qp->ibqp.qp_num, rkey, va, len, access, ref);
+}
+
+/* Is [@va, @va + @len) of what @rkey names open to this access? */
 static bool sroce_rcresp_range_ok(struct sroce_qp *qp, u32 rkey, u64 va,
 				  u64 len, int access)
 {
-	struct sroce_mr *mr;
-	bool ok;
+	struct sroce_rkey_ref ref;
 
-	mr = sroce_mr_get(to_sdev(qp->ibqp.device), rkey);
-	if (!mr)
+	if (sroce_rcresp_rkey(qp, rkey, va, len, access, &ref))
 		return false;
-	ok = !sroce_mr_check(mr, qp->ibqp.pd, va, len, access);
-	sroce_mr_put(mr);
-	return ok;
+	sroce_rkey_put(&ref);
+	return true;
 }
 
 /* Keep a READ or atomic for its duplicates, in place of the oldest. */
@@ -324,7 +330,8 @@ static enum sroce_rr sroce_rcresp_send(struct sroce_qp *qp,
 	 * 9.9.3 class J; the receive WQE completes with the error, as rxe's).
 	 */
 	if ((pkt->flags & SROCE_OPF_IETH) &&
-	    sroce_mr_invalidate(l.sdev, qp->ibqp.pd, h->inv_rkey)) {
+	    sroce_key_invalidate(l.sdev, qp->ibqp.pd, qp->ibqp.qp_num,
+				 h->inv_rkey, true)) {
 		sroce_rcresp_complete(qp, IB_WC_REM_INV_REQ_ERR, IB_WC_RECV,
 				      rs->recv_off, pkt, h);
 		return SROCE_RR_INVALID;
@@ -340,7 +347,7 @@ static enum sroce_rr sroce_rcresp_write(struct sroce_qp *qp,
 					const struct sroce_rr_hdrs *h)
 {
 	struct sroce_resp *rs = &qp->resp;
-	struct sroce_mr *mr;
+	struct sroce_rkey_ref ref;
 	int err;
 
 	if (pkt->flags & SROCE_OPF_RETH) {
@@ -360,16 +367,15 @@ static enum sroce_rr sroce_rcresp_write(struct sroce_qp *qp,
 		unsigned int off = sizeof(struct udphdr) + pkt->hdr_len;
 		u32 crc = pkt->crc_due ? sroce_rcv_crc_payload(skb, pkt) : 0;
 
-		mr = sroce_mr_get(to_sdev(qp->ibqp.device), rs->write_rkey);
-		if (!mr)
-			return sroce_rcresp_fail(qp, skb, pkt, SROCE_RR_ACCESS);
-		err = sroce_mr_check(mr, qp->ibqp.pd, rs->write_va,
-				     pkt->paylen, IB_ACCESS_REMOTE_WRITE);
-		if (!err)
-			err = sroce_mr_copy_skb(mr, rs->write_va, skb, off,
+		err = sroce_rcresp_rkey(qp, rs->write_rkey, rs->write_va,
+					pkt->paylen, IB_ACCESS_REMOTE_WRITE,
+					&ref);
+		if (!err) {
+			err = sroce_mr_copy_skb(ref.mr, rs->write_va, skb, off,
 						pkt->paylen,
 						pkt->crc_due ? &crc : NULL);
-		sroce_mr_put(mr);
+			sroce_rkey_put(&ref);
+		}
 		if (err)
 			return sroce_rcresp_fail(qp, skb, pkt, SROCE_RR_ACCESS);
 		/* Copied as its ICRC was computed: now check it (recv.c). */
@@ -407,22 +413,21 @@ static enum sroce_rr sroce_rcresp_atomic(struct sroce_qp *qp,
 					 u64 *orig)
 {
 	bool cmp_swap = pkt->bth.opcode == SROCE_RC_COMPARE_SWAP;
-	struct sroce_mr *mr;
+	struct sroce_rkey_ref ref;
 	int err;
 
 	if (!qp->max_dest_rd_atomic ||
 	    !sroce_rc_atomic_ok(h->atm.va, SROCE_RC_ATOMIC_BYTES))
 		return SROCE_RR_INVALID;
-	mr = sroce_mr_get(to_sdev(qp->ibqp.device), h->atm.rkey);
-	if (!mr)
+	err = sroce_rcresp_rkey(qp, h->atm.rkey, h->atm.va,
+				SROCE_RC_ATOMIC_BYTES, IB_ACCESS_REMOTE_ATOMIC,
+				&ref);
+	if (err)
 		return SROCE_RR_ACCESS;
-	err = sroce_mr_check(mr, qp->ibqp.pd, h->atm.va, SROCE_RC_ATOMIC_BYTES,
-			     IB_ACCESS_REMOTE_ATOMIC);
-	if (!err)
-		err = sroce_mr_atomic(mr, h->atm.va, cmp_swap,
-				      cmp_swap ? h->atm.compare :
-				      h->atm.swap_add, h->atm.swap_add, orig);
-	sroce_mr_put(mr);
+	err = sroce_mr_atomic(ref.mr, h->atm.va, cmp_swap,
+			      cmp_swap ? h->atm.compare : h->atm.swap_add,
+			      h->atm.swap_add, orig);
+	sroce_rkey_put(&ref);
 	if (err)
 		return err == -EINVAL ? SROCE_RR_INVALID : SROCE_RR_ACCESS;
 	sroce_rcresp_res(qp, cmp_swap ? SROCE_RC_OP_CMP_SWAP :

@@ -25,6 +25,7 @@
 #include "device.h"
 #include "doorbell.h"
 #include "mr.h"
+#include "mw.h"
 #include "qp.h"
 #include "req.h"
 #include "xmit.h"
@@ -398,6 +399,8 @@ static enum sroce_local_op sroce_req_local(struct sroce_qp *qp, u32 opcode)
 {
 	if (opcode == IB_UVERBS_WR_LOCAL_INV)
 		return SROCE_LOCAL_INV;
+	if (opcode == IB_UVERBS_WR_BIND_MW)
+		return SROCE_LOCAL_BIND;
 	if (opcode == SROCE_KWR_REG_MR && !sroce_qp_is_user(qp))
 		return SROCE_LOCAL_REG;
 	return SROCE_LOCAL_NONE;
@@ -645,8 +648,13 @@ static bool sroce_req_run_local(struct sroce_qp *qp, struct sroce_sq_wqe *e)
 		    ((e->w.send_flags & SROCE_SEND_FENCE) && rq->rd_atomic))
 			return false;
 		if (e->local == SROCE_LOCAL_INV) {
-			err = sroce_mr_invalidate(sdev, qp->ibqp.pd,
-						  e->w.ex.invalidate_rkey);
+			err = sroce_key_invalidate(sdev, qp->ibqp.pd,
+						   qp->ibqp.qp_num,
+						   e->w.ex.invalidate_rkey,
+						   false);
+		} else if (e->local == SROCE_LOCAL_BIND) {
+			err = sroce_mw_bind(sdev, qp->ibqp.pd,
+					    qp->ibqp.qp_num, &e->w);
 		} else {
 			struct sroce_fast_reg reg;
 
@@ -654,7 +662,8 @@ static bool sroce_req_run_local(struct sroce_qp *qp, struct sroce_sq_wqe *e)
 			err = sroce_mr_fast_reg(sdev, qp->ibqp.pd, &reg);
 		}
 		if (err) {
-			e->status = IB_WC_LOC_QP_OP_ERR;
+			e->status = e->local == SROCE_LOCAL_BIND ?
+				    IB_WC_MW_BIND_ERR : IB_WC_LOC_QP_OP_ERR;
 			rq->failed = true;
 			return false;
 		}

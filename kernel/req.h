@@ -50,6 +50,7 @@ enum sroce_local_op {
 	SROCE_LOCAL_NONE,
 	SROCE_LOCAL_INV,
 	SROCE_LOCAL_REG,
+	SROCE_LOCAL_BIND,
 };
 
 /*

@@ -18,6 +18,7 @@
 #include "kverbs.h"
 #include "mcast.h"
 #include "mr.h"
+#include "mw.h"
 #include "qp.h"
 #include "req.h"
 #include "queue.h"
@@ -84,6 +85,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_pd = sroce_alloc_pd,
 	.attach_mcast = sroce_attach_mcast,
 	.alloc_mr = sroce_alloc_mr,
+	.alloc_mw = sroce_alloc_mw,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
@@ -91,6 +93,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.create_srq = sroce_create_srq,
 	.create_user_ah = sroce_create_ah,
 	.dealloc_driver = sroce_dealloc_driver,
+	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.dereg_mr = sroce_dereg_mr,
@@ -127,6 +130,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),

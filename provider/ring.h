@@ -191,9 +191,20 @@ static inline int sroce_wqe_opcode(enum ibv_qp_type type,
 		return rc ? IB_UVERBS_WR_ATOMIC_CMP_AND_SWP : -1;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return rc ? IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD : -1;
+	case IBV_WR_LOCAL_INV:
+		return rc || uc ? IB_UVERBS_WR_LOCAL_INV : -1;
+	case IBV_WR_BIND_MW:
+		return rc || uc ? IB_UVERBS_WR_BIND_MW : -1;
 	default:
 		return -1;
 	}
+}
+
+/* LOCAL_INV and BIND_MW: the kernel runs them; they carry no data. */
+static inline bool sroce_wqe_local(int opcode)
+{
+	return opcode == IB_UVERBS_WR_LOCAL_INV ||
+	       opcode == IB_UVERBS_WR_BIND_MW;
 }
 
 /* The IBV_QP_EX_WITH_* operations a QP of @type takes (ibv_wr_* API). */
@@ -203,7 +214,8 @@ static inline uint64_t sroce_send_ops(enum ibv_qp_type type)
 
 	if (type == IBV_QPT_RC || type == IBV_QPT_UC)
 		ops |= IBV_QP_EX_WITH_RDMA_WRITE |
-		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		       IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW;
 	if (type == IBV_QPT_RC)
 		ops |= IBV_QP_EX_WITH_RDMA_READ |
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
@@ -217,8 +229,9 @@ static inline uint64_t sroce_send_ops(enum ibv_qp_type type)
  * @inline_len: set to the bytes of inline data the WQE will carry
  *
  * Return: 0 or EINVAL (opcode not valid for the QP type, too many SGEs,
- * inline data too long or on an opcode that carries no data out, UD
- * without an AH). A misaligned atomic is posted: the responder refuses it
+ * inline data too long or on an opcode that carries no data out, SGEs on
+ * LOCAL_INV or BIND_MW, UD without an AH). A misaligned atomic is posted:
+ * the responder refuses it
  * with a NAK invalid request and it completes with
  * IBV_WC_REM_INV_REQ_ERR, as on ConnectX and rxe.
  */
@@ -234,6 +247,9 @@ static inline int sroce_check_send_wr(const struct sroce_sq_caps *caps,
 	if (op < 0 || wr->num_sge < 0 || (uint32_t)wr->num_sge > caps->max_sge)
 		return EINVAL;
 	if (caps->qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+	if (sroce_wqe_local(op) &&
+	    (wr->num_sge || (wr->send_flags & IBV_SEND_INLINE)))
 		return EINVAL;
 	if (!(wr->send_flags & IBV_SEND_INLINE))
 		return 0;
@@ -254,6 +270,17 @@ static inline int sroce_check_send_wr(const struct sroce_sq_caps *caps,
 		return EINVAL;
 	*inline_len = (uint32_t)len;	/* <= max_inline */
 	return 0;
+}
+
+/* A bind of a window to its new @rkey, as @info says (length 0: unbind). */
+static inline void sroce_wqe_bind(struct sroce_send_wqe *wqe, uint32_t rkey,
+				  const struct ibv_mw_bind_info *info)
+{
+	wqe->wr.bind.mw_rkey = rkey;
+	wqe->wr.bind.addr = info->addr;
+	wqe->wr.bind.length = info->length;
+	wqe->wr.bind.mr_lkey = info->mr ? info->mr->lkey : 0;
+	wqe->wr.bind.access = info->mw_access_flags;
 }
 
 /*
@@ -283,6 +310,7 @@ static inline void sroce_write_send_wqe(void *slot,
 		wqe.ex.imm_data = wr->imm_data;
 		break;
 	case IB_UVERBS_WR_SEND_WITH_INV:
+	case IB_UVERBS_WR_LOCAL_INV:
 		wqe.ex.invalidate_rkey = wr->invalidate_rkey;
 		break;
 	}
@@ -300,6 +328,10 @@ static inline void sroce_write_send_wqe(void *slot,
 		wqe.wr.atomic.compare_add = wr->wr.atomic.compare_add;
 		wqe.wr.atomic.swap = wr->wr.atomic.swap;
 		wqe.wr.atomic.rkey = wr->wr.atomic.rkey;
+		break;
+	case IB_UVERBS_WR_BIND_MW:
+		sroce_wqe_bind(&wqe, wr->bind_mw.rkey,
+			       &wr->bind_mw.bind_info);
 		break;
 	default:
 		if (caps->qp_type == IBV_QPT_UD) {

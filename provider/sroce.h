@@ -178,6 +178,10 @@ struct ibv_mr *sroce_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *ibpd,
 		   void *addr, size_t length, int access);
 int sroce_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *sroce_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type);
+int sroce_dealloc_mw(struct ibv_mw *mw);
+int sroce_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *bind);
 struct ibv_ah *sroce_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
 int sroce_destroy_ah(struct ibv_ah *ibah);
 

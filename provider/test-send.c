@@ -215,6 +215,46 @@ void test_send_atomic(void)
 	CHECK_EQ(get32(s, SWQE_EX), 0);
 	CHECK_EQ(get64(s, SWQE_RDMA_ADDR), 0x1234);
 	CHECK_EQ(get32(s, SWQE_RDMA_RKEY), 0x5678);
+
+	/* LOCAL_INV: the rkey in ex, no SGE; one with SGEs is refused. */
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.invalidate_rkey = 0x00abcd01;
+	CHECK_EQ(sroce_check_send_wr(&rc_caps, &wr, &len), EINVAL);
+	wr.num_sge = 0;
+	kernel_consume(&f, f.r.index);
+	s = post1(&f, &rc_caps, &wr);
+	CHECK_EQ(get32(s, SWQE_OPCODE), IB_UVERBS_WR_LOCAL_INV);
+	CHECK_EQ(get32(s, SWQE_EX), 0x00abcd01);
+	CHECK_EQ(get32(s, SWQE_NUM_SGE), 0);
+
+	/* BIND_MW: the new rkey, the MR's lkey, range and rights in bind. */
+	{
+		struct ibv_mr bmr = { .lkey = 0x00beef02 };
+
+		memset(&wr, 0, sizeof(wr));
+		wr.opcode = IBV_WR_BIND_MW;
+		wr.bind_mw.rkey = 0x80001203;
+		wr.bind_mw.bind_info.mr = &bmr;
+		wr.bind_mw.bind_info.addr = 0x7000000000001000ull;
+		wr.bind_mw.bind_info.length = 0x2000;
+		wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
+		kernel_consume(&f, f.r.index);
+		s = post1(&f, &rc_caps, &wr);
+		CHECK_EQ(get32(s, SWQE_OPCODE), IB_UVERBS_WR_BIND_MW);
+		CHECK_EQ(get64(s, SWQE_BIND_ADDR), 0x7000000000001000ull);
+		CHECK_EQ(get64(s, SWQE_BIND_LEN), 0x2000);
+		CHECK_EQ(get32(s, SWQE_BIND_LKEY), 0x00beef02);
+		CHECK_EQ(get32(s, SWQE_BIND_RKEY), 0x80001203);
+		CHECK_EQ(get32(s, SWQE_BIND_ACCESS), IBV_ACCESS_REMOTE_READ);
+		CHECK_EQ(get32(s, SWQE_BIND_RSVD), 0);
+		/* An unbind (type 1): length 0, no MR */
+		wr.bind_mw.bind_info.mr = NULL;
+		wr.bind_mw.bind_info.length = 0;
+		kernel_consume(&f, f.r.index);
+		s = post1(&f, &rc_caps, &wr);
+		CHECK_EQ(get32(s, SWQE_BIND_LKEY), 0);
+		CHECK_EQ(get64(s, SWQE_BIND_LEN), 0);
+	}
 	free(f.mem);
 }
 
@@ -232,8 +272,8 @@ void test_send_opcodes(void)
 		{ IBV_WR_RDMA_READ, 4, -1, -1 },
 		{ IBV_WR_ATOMIC_CMP_AND_SWP, 5, -1, -1 },
 		{ IBV_WR_ATOMIC_FETCH_AND_ADD, 6, -1, -1 },
-		{ IBV_WR_LOCAL_INV, -1, -1, -1 },
-		{ IBV_WR_BIND_MW, -1, -1, -1 },
+		{ IBV_WR_LOCAL_INV, 7, 7, -1 },
+		{ IBV_WR_BIND_MW, 8, 8, -1 },
 		{ IBV_WR_SEND_WITH_INV, 9, -1, -1 },
 		{ IBV_WR_TSO, -1, -1, -1 },
 		{ IBV_WR_DRIVER1, -1, -1, -1 },
@@ -261,6 +301,8 @@ void test_send_opcodes(void)
 	}
 	/* The values are the kernel's enum, whatever ibverbs calls them. */
 	CHECK_EQ(IB_UVERBS_WR_SEND_WITH_INV, 9);
+	CHECK_EQ(IB_UVERBS_WR_LOCAL_INV, 7);
+	CHECK_EQ(IB_UVERBS_WR_BIND_MW, 8);
 	CHECK_EQ(IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD, 6);
 }
 

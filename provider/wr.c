@@ -187,22 +187,26 @@ static void sroce_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 			add, 0);
 }
 
-/*
- * No memory windows (and user MRs cannot be invalidated): a QP cannot be
- * created for LOCAL_INV or BIND_MW, and a batch that uses them anyway
- * fails, as do TSO, XRC and atomic write.
- */
 static void sroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t rkey)
 {
-	sroce_wr_op(qpx, IBV_WR_LOCAL_INV);
+	struct sroce_send_wqe *wqe = sroce_wr_op(qpx, IBV_WR_LOCAL_INV);
+
+	if (wqe)
+		wqe->ex.invalidate_rkey = rkey;
 }
 
+/* A type 2 window: the application keeps track of its new rkey. */
 static void sroce_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
 			     uint32_t rkey,
 			     const struct ibv_mw_bind_info *info)
 {
-	sroce_wr_fail(&to_sqp_ex(qpx)->wr, EOPNOTSUPP);
+	struct sroce_send_wqe *wqe = sroce_wr_op(qpx, IBV_WR_BIND_MW);
+
+	if (wqe)
+		sroce_wqe_bind(wqe, rkey, info);
 }
+
+/* TSO, XRC and atomic write: a batch that uses them fails. */
 
 static void sroce_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr,
 			      uint16_t hdr_sz, uint16_t mss)

@@ -111,7 +111,8 @@ struct sroce_sge {
 /*
  * Send WQE, followed by num_sge struct sroce_sge (inline_len 0), or, with
  * SROCE_SEND_INLINE, by inline_len bytes of data (num_sge 0). opcode is
- * enum ib_uverbs_wr_opcode; send_flags are SROCE_SEND_*.
+ * enum ib_uverbs_wr_opcode; send_flags are SROCE_SEND_*. LOCAL_INV names
+ * its key in ex.invalidate_rkey; BIND_MW fills wr.bind; both have no data.
  */
 struct sroce_send_wqe {
 	__aligned_u64 wr_id;
@@ -143,6 +144,14 @@ struct sroce_send_wqe {
 			__u32 remote_qkey;
 			__u32 reserved;
 		} ud;
+		struct {		/* IB_UVERBS_WR_BIND_MW */
+			__aligned_u64 addr;
+			__aligned_u64 length;	/* 0: unbind (type 1) */
+			__u32 mr_lkey;		/* the MR to bind to */
+			__u32 mw_rkey;		/* the window's new rkey */
+			__u32 access;		/* IB_UVERBS_ACCESS_REMOTE_* */
+			__u32 reserved;
+		} bind;
 	} wr;
 };
 
