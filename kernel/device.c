@@ -74,8 +74,15 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	memset(attr, 0, sizeof(*attr));
 	attr->vendor_id = SROCE_VENDOR_ID;
 	attr->sys_image_guid = ibdev->node_guid;
-	/* Fast registration, invalidation (mr.c), windows (mw.c) */
-	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
+	/*
+	 * What holds, each checked by t-caps.py: RNR NAKs, port events, the
+	 * system image GUID, fast registration and invalidation (mr.c),
+	 * windows (mw.c).
+	 */
+	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;

@@ -16,6 +16,19 @@ def ipv4_gid(ctx, port=1):
     raise LookupError('no IPv4 GID on the port')
 
 
+def async_fd():
+    """The verbs context's async event file (pyverbs does not expose
+    it): the process must have one context open."""
+    for fd in os.listdir('/proc/self/fd'):
+        try:
+            if os.readlink(f'/proc/self/fd/{fd}') == \
+                    'anon_inode:[infinibandevent]':
+                return int(fd)
+        except OSError:
+            pass
+    raise LookupError('no async event fd')
+
+
 def wait_gids(dev, netdev, port=1, timeout=10.0):
     """Wait until the RDMA core has put every address of @netdev into
     @dev's GID table.  It fills the table from a work item after the

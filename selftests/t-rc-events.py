@@ -13,12 +13,11 @@ ibv_rereg_mr of the rights, the translation or the PD keeps the keys, which
 then open what the call set."""
 import ctypes
 import mmap
-import os
 import select
 import sys
 
 from ktap import Tests, sh
-from roce import ipv4_gid, poll_cq, rc_connect, rc_qp, wait_gids
+from roce import async_fd, ipv4_gid, poll_cq, rc_connect, rc_qp, wait_gids
 
 t = Tests()
 t.require_root()
@@ -46,18 +45,6 @@ mr = MR(pd, 1 << 16, ACC)
 objs = []
 bufs = []
 
-
-
-def async_fd():
-    """The context's async event file (pyverbs does not expose it)."""
-    for fd in os.listdir('/proc/self/fd'):
-        try:
-            if os.readlink(f'/proc/self/fd/{fd}') == \
-                    'anon_inode:[infinibandevent]':
-                return int(fd)
-        except OSError:
-            pass
-    raise LookupError('no async event fd')
 
 
 AFD = async_fd()
