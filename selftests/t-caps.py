@@ -36,8 +36,8 @@ pd = PD(ctx)
 cq = CQ(ctx, 64)
 gidx, gid = ipv4_gid(ctx)
 ACC = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
-       e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_MW_BIND)
-mr = MR(pd, 1 << 16, ACC)
+       e.IBV_ACCESS_REMOTE_READ)
+mr = MR(pd, 1 << 16, ACC | e.IBV_ACCESS_MW_BIND)
 attr = ctx.query_device()
 flags = attr.device_cap_flags
 objs = []

@@ -178,7 +178,9 @@ def _():
 @t.case('type 2: LOCAL_INV closes it; bound again, a SEND with invalidate '
         'closes it and the receive says so')
 def _():
-    mw = objs[0]
+    # A new one: the last is still bound, to a QP that went to error.
+    mw = MW(pd, e.IBV_MW_TYPE_2)
+    objs.insert(0, mw)
     a, b = pair()
     status, rkey = bind2(a, mw, mr, 8192, 4096, RW)
     assert status == e.IBV_WC_SUCCESS, status

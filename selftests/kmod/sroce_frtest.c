@@ -45,6 +45,8 @@ struct frt {
 	struct frt_region rb;		/* B's, a READ's sink */
 	u8 *buf;			/* LEN out, LEN in, MSG for SENDs */
 	u64 dma;
+	struct ib_wc stash[8];		/* polled while waiting for another */
+	int nstash;
 };
 
 static struct ib_qp *frt_qp(struct frt *t)
@@ -116,6 +118,7 @@ static void frt_unpair(struct frt *t)
 	t->b = NULL;
 	while (ib_poll_cq(t->cq, 1, &wc) > 0)
 		;
+	t->nstash = 0;
 }
 
 /* A new connected pair, in place of the last (an error ended it). */
@@ -132,27 +135,46 @@ static int frt_pair(struct frt *t)
 	       frt_connect(t, t->b, t->a->qp_num);
 }
 
+/* Take the completion of @id from the stash into @out, if there. */
+static bool frt_unstash(struct frt *t, u64 id, struct ib_wc *out)
+{
+	int i;
+
+	for (i = 0; i < t->nstash; i++) {
+		if (t->stash[i].wr_id != id)
+			continue;
+		*out = t->stash[i];
+		t->stash[i] = t->stash[--t->nstash];
+		return true;
+	}
+	return false;
+}
+
 /*
- * Poll until the completion of @id comes (the others are dropped) or two
- * seconds pass. Return: its status, or -1 when it did not come.
+ * Poll until the completion of @id comes (others are kept for their own
+ * wait) or two seconds pass. Return: its status, or -1 when it did not
+ * come.
  */
 static int frt_wait(struct frt *t, u64 id, struct ib_wc *out)
 {
 	unsigned long end = jiffies + 2 * HZ;
 	struct ib_wc wc;
 
-	while (time_before(jiffies, end)) {
+	while (!frt_unstash(t, id, &wc)) {
+		if (!time_before(jiffies, end))
+			return -1;
 		if (ib_poll_cq(t->cq, 1, &wc) <= 0) {
 			usleep_range(500, 1000);
 			continue;
 		}
-		if (wc.wr_id != id)
-			continue;
-		if (out)
-			*out = wc;
-		return wc.status;
+		if (wc.wr_id == id)
+			break;
+		if (t->nstash < ARRAY_SIZE(t->stash))
+			t->stash[t->nstash++] = wc;
 	}
-	return -1;
+	if (out)
+		*out = wc;
+	return wc.status;
 }
 
 static int frt_post(struct ib_qp *qp, const struct ib_send_wr *wr)
