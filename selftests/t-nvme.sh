@@ -101,6 +101,7 @@ fio_verify() {
 		--rw=randwrite --bs="$2" --size="${MB}M" \
 		--offset_increment="${MB}M" --numjobs=4 --iodepth=16 \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--verify_state_save=0 \
 		--group_reporting >"$tmp/fio.log" 2>&1
 	local rc=$?
 	[ "$rc" -eq 0 ] || ktap_diag <"$tmp/fio.log"
@@ -126,7 +127,8 @@ mid_io_delete() {
 	dev=$(nvme_dev 1)
 	fio --name=cut --filename="$dev" --direct=1 --ioengine=libaio \
 		--rw=randrw --bs=4k --size="${MB}M" --numjobs=2 --iodepth=16 \
-		--time_based --runtime=60 >"$tmp/cut.log" 2>&1 &
+		--time_based --runtime=60 --verify_state_save=0 \
+		>"$tmp/cut.log" 2>&1 &
 	pid=$!
 	sleep 2
 	rdma link delete sroce_nv || return 1
