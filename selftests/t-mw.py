@@ -206,6 +206,44 @@ def _():
         e.IBV_WC_REM_ACCESS_ERR
 
 
+@t.case('type 2: LOCAL_INV under a stream of WRITEs through the window: no '
+        'byte lands after it completes (20 rounds)')
+def _():
+    n, size = 64, 1024
+    for rnd in range(20):
+        mw = MW(pd, e.IBV_MW_TYPE_2)
+        objs.insert(0, mw)
+        a, b = rc_qp(pd, cq, ACC, depth=n + 4), rc_qp(pd, cq, ACC,
+                                                      depth=n + 4)
+        objs.extend((a, b))
+        rc_connect(a, b.qp_num, gid, gidx)
+        rc_connect(b, a.qp_num, gid, gidx)
+        status, rkey = bind2(a, mw, mr, 0, n * size, RW)
+        assert status == e.IBV_WC_SUCCESS, status
+        mr.write(bytes(n * size), n * size)
+        src.write(bytes([rnd + 1]) * size, size)
+        for i in range(n):
+            wr = SendWR(wr_id=100 + i, opcode=e.IBV_WR_RDMA_WRITE,
+                        num_sge=1, sg=[SGE(src.buf, size, src.lkey)],
+                        send_flags=e.IBV_SEND_SIGNALED)
+            wr.set_wr_rdma(rkey, mr.buf + i * size)
+            b.post_send(wr)
+        inv = SendWR(wr_id=9, opcode=e.IBV_WR_LOCAL_INV,
+                     send_flags=e.IBV_SEND_SIGNALED)
+        inv.imm_data = rkey
+        a.post_send(inv)
+        wcs = []
+        while not any(w.wr_id == 9 for w in wcs):
+            wcs += poll_cq(cq, 1)
+        assert [w.status for w in wcs if w.wr_id == 9] == [0], wcs
+        after = mr.read(n * size, 0)
+        # The rest of the stream: written before, refused, or flushed.
+        while len(wcs) < n + 1:
+            wcs += poll_cq(cq, 1)
+        assert mr.read(n * size, 0) == after, \
+            f'round {rnd}: bytes landed after LOCAL_INV completed'
+
+
 @t.case('wrong binds complete with IBV_WC_MW_BIND_ERR: an MR without '
         'MW_BIND, a range past the MR, a zero-based window')
 def _():
