@@ -54,7 +54,8 @@ RC_OPS = (UD_OPS | e.IBV_QP_EX_WITH_RDMA_WRITE |
           e.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | e.IBV_QP_EX_WITH_RDMA_READ |
           e.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
           e.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
-          e.IBV_QP_EX_WITH_SEND_WITH_INV)
+          e.IBV_QP_EX_WITH_SEND_WITH_INV | e.IBV_QP_EX_WITH_LOCAL_INV |
+          e.IBV_QP_EX_WITH_BIND_MW)
 STD_WC = (e.IBV_WC_EX_WITH_BYTE_LEN | e.IBV_WC_EX_WITH_IMM |
           e.IBV_WC_EX_WITH_QP_NUM | e.IBV_WC_EX_WITH_SRC_QP |
           e.IBV_WC_EX_WITH_SLID | e.IBV_WC_EX_WITH_SL |
@@ -185,13 +186,15 @@ def _():
 def _():
     for qpt, ops in ((e.IBV_QPT_UD, UD_OPS), (e.IBV_QPT_RC, RC_OPS),
                      (e.IBV_QPT_UC, UD_OPS | e.IBV_QP_EX_WITH_RDMA_WRITE |
-                      e.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)):
+                      e.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+                      e.IBV_QP_EX_WITH_LOCAL_INV |
+                      e.IBV_QP_EX_WITH_BIND_MW)):
         qp_ex(scq, qpt, ops, rts=False).close()
     for qpt, op in ((e.IBV_QPT_UD, e.IBV_QP_EX_WITH_RDMA_WRITE),
                     (e.IBV_QPT_UD, e.IBV_QP_EX_WITH_TSO),
                     (e.IBV_QPT_UC, e.IBV_QP_EX_WITH_RDMA_READ),
-                    (e.IBV_QPT_RC, e.IBV_QP_EX_WITH_LOCAL_INV),
-                    (e.IBV_QPT_RC, e.IBV_QP_EX_WITH_BIND_MW),
+                    (e.IBV_QPT_UD, e.IBV_QP_EX_WITH_LOCAL_INV),
+                    (e.IBV_QPT_UD, e.IBV_QP_EX_WITH_BIND_MW),
                     (e.IBV_QPT_RC, e.IBV_QP_EX_WITH_ATOMIC_WRITE)):
         err = errno_of(lambda: qp_ex(scq, qpt, e.IBV_QP_EX_WITH_SEND | op,
                                      rts=False))
