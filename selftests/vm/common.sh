@@ -18,22 +18,41 @@ vm_lock() {
 	flock 9
 }
 
-# vm_apt_suite SUITE [TYPES]: make apt see SUITE (and deb-src when asked),
-# derived from the machine's own Debian source entry so that no mirror host
-# name is ever written by us.
+# vm_apt_suite SUITE [TYPES]: make apt-get and apt-cache in this script see
+# SUITE (and deb-src when asked) through a private apt configuration under
+# the cache ($APT_CONFIG); the machine's own apt sources are never touched.
+# The entry is derived from the machine's Debian source entry, so that no
+# mirror host name is ever written by us.
 vm_apt_suite() {
 	local suite=$1 types=${2:-deb} src=/etc/apt/sources.list.d/debian.sources
-	local dst=/etc/apt/sources.list.d/sroce-$suite.sources
-	[ -f "$dst" ] && return 0
+	local dir=$SROCE_CACHE/apt
+	local dst=$dir/sources.list.d/$suite-${types//[^a-z]/}.sources
+	export APT_CONFIG=$dir/apt.conf
+	[ -f "$dst" ] && [ -f "$APT_CONFIG" ] && return 0
 	[ -f "$src" ] || vm_die "no $src to derive an apt source for $suite from"
-	awk -v suite="$suite" -v types="$types" '
-		BEGIN { RS = ""; ORS = "\n\n" }
-		/Suites:[^\n]*bookworm( |\n|$)/ && !done {
-			sub(/Types:[^\n]*/, "Types: " types)
-			sub(/Suites:[^\n]*/, "Suites: " suite)
-			print; done = 1
-		}' "$src" >"$dst.tmp"
-	[ -s "$dst.tmp" ] || { rm -f "$dst.tmp"; vm_die "cannot derive apt source for $suite"; }
-	mv "$dst.tmp" "$dst"
-	apt-get -q update >/dev/null || vm_die "apt-get update failed after adding $suite"
+	vm_lock apt
+	mkdir -p "$dir/sources.list.d" "$dir/lists/partial" "$dir/cache/archives/partial"
+	: >"$dir/sources.list"
+	cat >"$APT_CONFIG" <<-EOF
+		Dir::Etc::sourcelist "$dir/sources.list";
+		Dir::Etc::sourceparts "$dir/sources.list.d";
+		Dir::State::Lists "$dir/lists";
+		Dir::Cache "$dir/cache";
+		APT::Sandbox::User "root";
+	EOF
+	if [ ! -f "$dst" ]; then
+		awk -v suite="$suite" -v types="$types" '
+			BEGIN { RS = ""; ORS = "\n\n" }
+			/Suites:[^\n]*bookworm( |\n|$)/ && !done {
+				sub(/Types:[^\n]*/, "Types: " types)
+				sub(/Suites:[^\n]*/, "Suites: " suite)
+				gsub(/(^|\n)#[^\n]*/, "")
+				print; done = 1
+			}' "$src" >"$dst.tmp"
+		[ -s "$dst.tmp" ] || { rm -f "$dst.tmp"; vm_die "cannot derive apt source for $suite"; }
+		mv "$dst.tmp" "$dst"
+		apt-get -q update >/dev/null ||
+			{ rm -f "$dst"; vm_die "apt-get update failed after adding $suite"; }
+	fi
+	exec 9>&-
 }
