@@ -43,7 +43,7 @@ install-provider:
 unit:
 	@$(MAKE) -s -C selftests/unit run
 
-# libFuzzer on kernel/core/, one target after the other; `check` runs the
+# libFuzzer on kernel/core/, the targets side by side; `check` runs the
 # same for 15 s each. New crashes land in build/fuzz/crashes/<target>/.
 FUZZ_TIME ?= 600
 FUZZ_TARGETS ?=
