@@ -12,7 +12,6 @@
 
 #include <linux/module.h>
 #include <linux/scatterlist.h>
-#include <linux/slab.h>
 
 #include "kvt.h"
 
@@ -35,16 +34,10 @@ struct frt_region {
 };
 
 struct frt {
-	struct ib_device *ibdev;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
+	struct kvt_base base;		/* buf: LEN out, LEN in, MSG for SENDs */
 	struct ib_qp *a, *b;
-	union ib_gid gid;
-	int gid_index;
 	struct frt_region ra;		/* A's, accessed by B */
 	struct frt_region rb;		/* B's, a READ's sink */
-	u8 *buf;			/* LEN out, LEN in, MSG for SENDs */
-	u64 dma;
 	struct ib_wc stash[8];		/* polled while waiting for another */
 	int nstash;
 };
@@ -52,8 +45,8 @@ struct frt {
 static struct ib_qp *frt_qp(struct frt *t)
 {
 	struct ib_qp_init_attr init = {
-		.send_cq = t->cq,
-		.recv_cq = t->cq,
+		.send_cq = t->base.cq,
+		.recv_cq = t->base.cq,
 		.cap = {
 			.max_send_wr = 8, .max_recv_wr = 4,
 			.max_send_sge = 1, .max_recv_sge = 1,
@@ -62,7 +55,7 @@ static struct ib_qp *frt_qp(struct frt *t)
 		.qp_type = IB_QPT_RC,
 	};
 
-	return ib_create_qp(t->pd, &init);
+	return ib_create_qp(t->base.pd, &init);
 }
 
 /* INIT, RTR and RTS, connected to @dqpn on this device. */
@@ -88,7 +81,7 @@ static int frt_connect(struct frt *t, struct ib_qp *qp, u32 dqpn)
 	a.min_rnr_timer = 12;
 	a.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(&a.ah_attr, 1);
-	rdma_ah_set_grh(&a.ah_attr, &t->gid, 0, t->gid_index, 64, 0);
+	rdma_ah_set_grh(&a.ah_attr, &t->base.gid, 0, t->base.gid_index, 64, 0);
 	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
 			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
 			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
@@ -116,7 +109,7 @@ static void frt_unpair(struct frt *t)
 		ib_destroy_qp(t->a);
 	t->a = NULL;
 	t->b = NULL;
-	while (ib_poll_cq(t->cq, 1, &wc) > 0)
+	while (ib_poll_cq(t->base.cq, 1, &wc) > 0)
 		;
 	t->nstash = 0;
 }
@@ -163,7 +156,7 @@ static int frt_wait(struct frt *t, u64 id, struct ib_wc *out)
 	while (!frt_unstash(t, id, &wc)) {
 		if (!time_before(jiffies, end))
 			return -1;
-		if (ib_poll_cq(t->cq, 1, &wc) <= 0) {
+		if (ib_poll_cq(t->base.cq, 1, &wc) <= 0) {
 			usleep_range(500, 1000);
 			continue;
 		}
@@ -220,7 +213,7 @@ static int frt_rdma(struct frt *t, enum ib_wr_opcode op, u32 lkey, u64 addr,
 
 static int frt_write(struct frt *t, u64 id)
 {
-	return frt_rdma(t, IB_WR_RDMA_WRITE, t->pd->local_dma_lkey, t->dma,
+	return frt_rdma(t, IB_WR_RDMA_WRITE, t->base.pd->local_dma_lkey, t->base.dma,
 			id);
 }
 
@@ -252,11 +245,11 @@ static int frt_map(struct frt *t, struct frt_region *r)
 			return -ENOMEM;
 		sg_set_page(&r->sg[i], r->pages[i], PAGE_SIZE, 0);
 	}
-	if (ib_dma_map_sg(t->ibdev, r->sg, NPAGES, DMA_BIDIRECTIONAL) !=
+	if (ib_dma_map_sg(t->base.ibdev, r->sg, NPAGES, DMA_BIDIRECTIONAL) !=
 	    NPAGES)
 		return -ENOMEM;
 	r->mapped = true;
-	r->mr = ib_alloc_mr(t->pd, IB_MR_TYPE_MEM_REG, NPAGES);
+	r->mr = ib_alloc_mr(t->base.pd, IB_MR_TYPE_MEM_REG, NPAGES);
 	if (IS_ERR(r->mr)) {
 		int err = PTR_ERR(r->mr);
 
@@ -273,7 +266,7 @@ static void frt_unmap(struct frt *t, struct frt_region *r)
 	if (r->mr)
 		ib_dereg_mr(r->mr);
 	if (r->mapped)
-		ib_dma_unmap_sg(t->ibdev, r->sg, NPAGES, DMA_BIDIRECTIONAL);
+		ib_dma_unmap_sg(t->base.ibdev, r->sg, NPAGES, DMA_BIDIRECTIONAL);
 	for (i = 0; i < NPAGES; i++)
 		if (r->pages[i])
 			__free_page(r->pages[i]);
@@ -283,9 +276,9 @@ static void frt_cases_inv(struct frt *t)
 {
 	int rw = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		 IB_ACCESS_REMOTE_READ;
-	u8 *msg = t->buf + 2 * LEN;
-	struct ib_sge ssge = { .addr = t->dma + 2 * LEN, .length = MSG,
-			       .lkey = t->pd->local_dma_lkey };
+	u8 *msg = t->base.buf + 2 * LEN;
+	struct ib_sge ssge = { .addr = t->base.dma + 2 * LEN, .length = MSG,
+			       .lkey = t->base.pd->local_dma_lkey };
 	struct ib_recv_wr rwr = { .wr_id = 0x1ec, .sg_list = &ssge,
 				  .num_sge = 1 };
 	struct ib_send_wr swr = { .wr_id = 0x5e, .sg_list = &ssge,
@@ -340,7 +333,7 @@ static void frt_cases_inv(struct frt *t)
 	/* A key that cannot be invalidated remotely (the MR closed first) */
 	inv.ex.invalidate_rkey = key;
 	r = frt_pair(t) ?: frt_post(t->a, &inv) ?: frt_wait(t, inv.wr_id, NULL);
-	swr.ex.invalidate_rkey = t->pd->local_dma_lkey;
+	swr.ex.invalidate_rkey = t->base.pd->local_dma_lkey;
 	r = r ?: ib_post_recv(t->a, &rwr, &bad);
 	s = r ?: frt_post(t->b, &swr);
 	s = s ?: frt_wait(t, swr.wr_id, NULL);
@@ -384,20 +377,20 @@ static void frt_cases_order(struct frt *t)
 	err = err ?: frt_post(t->b, &rd.wr);
 	err = err ?: frt_wait(t, rd.wr.wr_id, NULL);
 	got = err ? -1 : frt_wait(t, inv.wr_id, NULL);
-	CASE(!err && !got && frt_holds(&t->rb, t->buf),
+	CASE(!err && !got && frt_holds(&t->rb, t->base.buf),
 	     "READ into a FAST MR, then LOCAL_INV of it in one post: the LOCAL_INV waits, the data arrives (%d, %d)",
 	     err, got);
 
 	/* REG_MR behind a READ completes after it. */
-	sge.addr = t->dma + LEN;
-	sge.lkey = t->pd->local_dma_lkey;
+	sge.addr = t->base.dma + LEN;
+	sge.lkey = t->base.pd->local_dma_lkey;
 	rd.wr.next = &reg.wr;
 	reg.mr = t->rb.mr;
 	ib_update_fast_reg_key(t->rb.mr, ib_inc_rkey(t->rb.mr->rkey) & 0xff);
 	reg.key = t->rb.mr->rkey;
 	err = frt_post(t->b, &rd.wr);
 	while (!err && n < 2) {
-		got = ib_poll_cq(t->cq, 2 - n, wc + n);
+		got = ib_poll_cq(t->base.cq, 2 - n, wc + n);
 		if (got < 0)
 			break;
 		n += got;
@@ -417,20 +410,20 @@ static void frt_cases(struct frt *t)
 	struct ib_mr *mr;
 	int s, i;
 
-	mr = ib_alloc_mr(t->pd, IB_MR_TYPE_MEM_REG,
-			 t->ibdev->attrs.max_fast_reg_page_list_len + 1);
+	mr = ib_alloc_mr(t->base.pd, IB_MR_TYPE_MEM_REG,
+			 t->base.ibdev->attrs.max_fast_reg_page_list_len + 1);
 	CASE(IS_ERR(mr) && PTR_ERR(mr) == -EINVAL,
 	     "alloc_mr of max_fast_reg_page_list_len + 1 pages: -EINVAL (%d)",
 	     PTR_ERR_OR_ZERO(mr));
 	if (!IS_ERR(mr))
 		ib_dereg_mr(mr);
-	mr = ib_alloc_mr(t->pd, IB_MR_TYPE_MEM_REG,
-			 t->ibdev->attrs.max_fast_reg_page_list_len);
+	mr = ib_alloc_mr(t->base.pd, IB_MR_TYPE_MEM_REG,
+			 t->base.ibdev->attrs.max_fast_reg_page_list_len);
 	CASE(!IS_ERR(mr) &&
-	     (t->ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) &&
-	     t->ibdev->attrs.max_fast_reg_page_list_len >= 256,
+	     (t->base.ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) &&
+	     t->base.ibdev->attrs.max_fast_reg_page_list_len >= 256,
 	     "MEM_MGT_EXTENSIONS, alloc_mr of max_fast_reg_page_list_len (%u) pages",
-	     t->ibdev->attrs.max_fast_reg_page_list_len);
+	     t->base.ibdev->attrs.max_fast_reg_page_list_len);
 	if (!IS_ERR(mr))
 		ib_dereg_mr(mr);
 
@@ -444,7 +437,7 @@ static void frt_cases(struct frt *t)
 		return;
 	}
 	for (i = 0; i < LEN; i++)
-		t->buf[i] = i * 7 + 3;
+		t->base.buf[i] = i * 7 + 3;
 
 	s = frt_pair(t) ?: frt_write(t, 0x1);
 	CASE(s == IB_WC_REM_ACCESS_ERR,
@@ -455,12 +448,12 @@ static void frt_cases(struct frt *t)
 	CASE(!s, "IB_WR_REG_MR with a new key byte: success (%d, key %#x)", s,
 	     t->ra.mr->rkey);
 	s = frt_write(t, 0x10);
-	CASE(!s && frt_holds(&t->ra, t->buf),
+	CASE(!s && frt_holds(&t->ra, t->base.buf),
 	     "RDMA WRITE through the rkey lands in the pages, from offset %d (%d)",
 	     OFF, s);
-	s = frt_rdma(t, IB_WR_RDMA_READ, t->pd->local_dma_lkey, t->dma + LEN,
+	s = frt_rdma(t, IB_WR_RDMA_READ, t->base.pd->local_dma_lkey, t->base.dma + LEN,
 		     0x11);
-	CASE(!s && !memcmp(t->buf + LEN, t->buf, LEN),
+	CASE(!s && !memcmp(t->base.buf + LEN, t->base.buf, LEN),
 	     "RDMA READ through the rkey brings them back (%d)", s);
 
 	frt_cases_inv(t);
@@ -470,60 +463,18 @@ static void frt_cases(struct frt *t)
 
 static int __init frt_init(void)
 {
-	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
 	struct frt t = {};
-	int err = -ENODEV;
+	int err;
 
 	pr_info("KTAP version 1\n");
 	pr_info("1..%d\n", NCASES);
-	t.ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
-	if (!t.ibdev || !t.ibdev->kverbs_provider)
-		goto out;
-	t.gid_index = kvt_gid_v4(t.ibdev, &t.gid);
-	if (t.gid_index < 0) {
-		err = t.gid_index;
-		goto out;
-	}
-	err = -ENOMEM;
-	t.buf = kzalloc(2 * LEN + MSG, GFP_KERNEL);
-	if (!t.buf)
-		goto out;
-	t.dma = ib_dma_map_single(t.ibdev, t.buf, 2 * LEN + MSG,
-				  DMA_BIDIRECTIONAL);
-	t.pd = ib_alloc_pd(t.ibdev, 0);
-	if (IS_ERR(t.pd)) {
-		err = PTR_ERR(t.pd);
-		t.pd = NULL;
-		goto out;
-	}
-	t.cq = ib_create_cq(t.ibdev, NULL, NULL, &t, &cq_attr);
-	if (IS_ERR(t.cq)) {
-		err = PTR_ERR(t.cq);
-		t.cq = NULL;
-		goto out;
-	}
-	frt_cases(&t);
-	err = 0;
-out:
-	if (err)
-		pr_info("Bail out! setup failed: %d\n", err);
+	err = kvt_open(&t.base, dev, 2 * LEN + MSG, NULL, &t);
+	if (!err)
+		frt_cases(&t);
 	frt_unmap(&t, &t.rb);
 	frt_unmap(&t, &t.ra);
-	if (t.cq)
-		ib_destroy_cq(t.cq);
-	if (t.pd)
-		ib_dealloc_pd(t.pd);
-	if (t.buf) {
-		ib_dma_unmap_single(t.ibdev, t.dma, 2 * LEN + MSG,
-				    DMA_BIDIRECTIONAL);
-		kfree(t.buf);
-	}
-	if (t.ibdev)
-		ib_device_put(t.ibdev);
-	if (!err && (nfail || ncase != NCASES))
-		err = -EINVAL;
-	pr_info("# totals: %d pass, %d fail\n", ncase - nfail, nfail);
-	return err;
+	kvt_close(&t.base);
+	return kvt_finish(err, NCASES);
 }
 
 static void __exit frt_exit(void)

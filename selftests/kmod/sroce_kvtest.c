@@ -9,7 +9,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/slab.h>
 
 #include "kvt.h"
 
@@ -23,17 +22,13 @@ MODULE_PARM_DESC(dev, "the sroce device to test");
 #define GRH		40
 
 struct kvt {
-	struct ib_device *ibdev;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
+	struct kvt_base base;		/* buf: MSG out, then GRH + MSG in */
 	struct ib_cq *dcq;		/* ib_alloc_cq()'s, for ib_drain_qp() */
 	struct ib_qp *a, *b, *c, *d;
 	struct ib_srq *srq;
 	struct ib_ah *ah;
 	struct ib_qp_cap cap;		/* granted to a and b */
 	u32 srq_max_sge;
-	u8 *buf;			/* MSG bytes out, then GRH + MSG in */
-	u64 dma;
 	struct completion event;
 };
 
@@ -71,7 +66,7 @@ static struct ib_qp *kvt_qp(struct kvt *t, struct ib_cq *cq,
 		.qp_type = IB_QPT_UD,
 	};
 
-	struct ib_qp *qp = ib_create_qp(t->pd, &init);
+	struct ib_qp *qp = ib_create_qp(t->base.pd, &init);
 
 	if (!IS_ERR(qp) && !srq)
 		t->cap = init.cap;
@@ -99,15 +94,11 @@ static int kvt_rts(struct ib_qp *qp)
 static struct ib_ah *kvt_ah(struct kvt *t)
 {
 	struct rdma_ah_attr attr = {};
-	union ib_gid dgid;
-	int i = kvt_gid_v4(t->ibdev, &dgid);
 
-	if (i < 0)
-		return ERR_PTR(i);
 	attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(&attr, 1);
-	rdma_ah_set_grh(&attr, &dgid, 0, i, 64, 0);
-	return rdma_create_ah(t->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	rdma_ah_set_grh(&attr, &t->base.gid, 0, t->base.gid_index, 64, 0);
+	return rdma_create_ah(t->base.pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
 }
 
 /* Poll until @n completions or a second passes; return how many. */
@@ -117,7 +108,7 @@ static int kvt_poll(struct kvt *t, struct ib_wc *wc, int n)
 	int got = 0, r;
 
 	while (got < n && time_before(jiffies, end)) {
-		r = ib_poll_cq(t->cq, n - got, wc + got);
+		r = ib_poll_cq(t->base.cq, n - got, wc + got);
 		if (r < 0)
 			return r;
 		got += r;
@@ -139,13 +130,13 @@ static const struct ib_wc *kvt_find(const struct ib_wc *wc, int n, u64 id)
 
 static void kvt_cases(struct kvt *t)
 {
-	struct ib_sge in = { .addr = t->dma + MSG, .length = GRH + MSG,
-			     .lkey = t->pd->local_dma_lkey };
+	struct ib_sge in = { .addr = t->base.dma + MSG, .length = GRH + MSG,
+			     .lkey = t->base.pd->local_dma_lkey };
 	struct ib_sge out[2] = {
-		{ .addr = t->dma, .length = MSG / 2,
-		  .lkey = t->pd->local_dma_lkey },
-		{ .addr = t->dma + MSG / 2, .length = MSG / 2,
-		  .lkey = t->pd->local_dma_lkey },
+		{ .addr = t->base.dma, .length = MSG / 2,
+		  .lkey = t->base.pd->local_dma_lkey },
+		{ .addr = t->base.dma + MSG / 2, .length = MSG / 2,
+		  .lkey = t->base.pd->local_dma_lkey },
 	};
 	struct ib_sge many[8];
 	struct ib_recv_wr rwr[5] = {}, too_many = { .sg_list = many };
@@ -192,8 +183,8 @@ static void kvt_cases(struct kvt *t)
 
 	swr.remote_qpn = t->b->qp_num;
 	for (i = 0; i < MSG; i++)
-		t->buf[i] = i * 7 + 1;
-	err = ib_req_notify_cq(t->cq, IB_CQ_NEXT_COMP);
+		t->base.buf[i] = i * 7 + 1;
+	err = ib_req_notify_cq(t->base.cq, IB_CQ_NEXT_COMP);
 	err = err ?: ib_post_send(t->a, &swr.wr, &bad_swr);
 	n = err ? err : kvt_poll(t, wc, 2);
 	s = n == 2 ? kvt_find(wc, n, 0x5e4d) : NULL;
@@ -207,7 +198,7 @@ static void kvt_cases(struct kvt *t)
 	     r->byte_len == GRH + MSG && r->pkey_index == 0 &&
 	     r->wc_flags == (IB_WC_GRH | IB_WC_WITH_IMM) &&
 	     r->ex.imm_data == cpu_to_be32(0xfeedbeef) &&
-	     !memcmp(t->buf + MSG + GRH, t->buf, MSG),
+	     !memcmp(t->base.buf + MSG + GRH, t->base.buf, MSG),
 	     "... received: GRH and IMM flags, imm, src_qp, wc->qp, bytes");
 	CASE(wait_for_completion_timeout(&t->event, HZ) > 0,
 	     "... the armed CQ called the completion handler");
@@ -217,15 +208,15 @@ static void kvt_cases(struct kvt *t)
 	swr.wr.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE;
 	swr.wr.sg_list = out;
 	swr.wr.num_sge = 1;
-	memset(t->buf + MSG, 0, GRH + MSG);
+	memset(t->base.buf + MSG, 0, GRH + MSG);
 	err = ib_post_send(t->a, &swr.wr, &bad_swr);
 	n = err ? err : kvt_poll(t, wc, 2);
 	r = n == 2 ? kvt_find(wc, n, 0x101) : NULL;
 	CASE(r && r->status == IB_WC_SUCCESS && r->byte_len == GRH + MSG / 2 &&
 	     r->wc_flags == IB_WC_GRH &&
-	     !memcmp(t->buf + MSG + GRH, t->buf, MSG / 2),
+	     !memcmp(t->base.buf + MSG + GRH, t->base.buf, MSG / 2),
 	     "inline SEND: received intact, no IMM flag (%d)", n);
-	err = ib_req_notify_cq(t->cq, IB_CQ_NEXT_COMP |
+	err = ib_req_notify_cq(t->base.cq, IB_CQ_NEXT_COMP |
 			       IB_CQ_REPORT_MISSED_EVENTS);
 	CASE(err == 0, "notify with REPORT_MISSED_EVENTS on an empty CQ: 0 (%d)",
 	     err);
@@ -264,7 +255,7 @@ static void kvt_cases(struct kvt *t)
 		struct ib_qp_attr a = { .qp_state = IB_QPS_ERR };
 
 		err = ib_modify_qp(t->b, &a, IB_QP_STATE);
-		n = ib_req_notify_cq(t->cq, IB_CQ_NEXT_COMP |
+		n = ib_req_notify_cq(t->base.cq, IB_CQ_NEXT_COMP |
 				     IB_CQ_REPORT_MISSED_EVENTS);
 		i = err ? err : kvt_poll(t, wc, 2);
 		r = i == 2 ? kvt_find(wc, i, 0x102) : NULL;
@@ -297,41 +288,22 @@ static void kvt_cases(struct kvt *t)
 
 static int __init kvt_init(void)
 {
-	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
 	struct kvt t = {};
-	int err = -ENODEV;
+	int err;
 
 	init_completion(&t.event);
 	pr_info("KTAP version 1\n");
 	pr_info("1..%d\n", NCASES);
-	t.ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
-	if (!t.ibdev || !t.ibdev->kverbs_provider)
+	err = kvt_open(&t.base, dev, MSG + GRH + MSG, kvt_comp, &t);
+	if (err)
 		goto out;
-	err = -ENOMEM;
-	t.buf = kzalloc(MSG + GRH + MSG, GFP_KERNEL);
-	if (!t.buf)
-		goto out;
-	t.dma = ib_dma_map_single(t.ibdev, t.buf, MSG + GRH + MSG,
-				  DMA_BIDIRECTIONAL);
-	t.pd = ib_alloc_pd(t.ibdev, 0);
-	if (IS_ERR(t.pd)) {
-		err = PTR_ERR(t.pd);
-		t.pd = NULL;
-		goto out;
-	}
-	t.cq = ib_create_cq(t.ibdev, kvt_comp, NULL, &t, &cq_attr);
-	if (IS_ERR(t.cq)) {
-		err = PTR_ERR(t.cq);
-		t.cq = NULL;
-		goto out;
-	}
 	{
 		struct ib_srq_init_attr sa = {
 			.attr = { .max_wr = 4, .max_sge = 2 },
 			.srq_type = IB_SRQT_BASIC,
 		};
 
-		t.srq = ib_create_srq(t.pd, &sa);
+		t.srq = ib_create_srq(t.base.pd, &sa);
 		if (IS_ERR(t.srq)) {
 			err = PTR_ERR(t.srq);
 			t.srq = NULL;
@@ -339,15 +311,15 @@ static int __init kvt_init(void)
 		}
 		t.srq_max_sge = sa.attr.max_sge;
 	}
-	t.dcq = ib_alloc_cq(t.ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	t.dcq = ib_alloc_cq(t.base.ibdev, NULL, 16, 0, IB_POLL_DIRECT);
 	if (IS_ERR(t.dcq)) {
 		err = PTR_ERR(t.dcq);
 		t.dcq = NULL;
 		goto out;
 	}
-	t.a = kvt_qp(&t, t.cq, NULL);
-	t.b = IS_ERR(t.a) ? t.a : kvt_qp(&t, t.cq, NULL);
-	t.c = IS_ERR(t.b) ? t.b : kvt_qp(&t, t.cq, t.srq);
+	t.a = kvt_qp(&t, t.base.cq, NULL);
+	t.b = IS_ERR(t.a) ? t.a : kvt_qp(&t, t.base.cq, NULL);
+	t.c = IS_ERR(t.b) ? t.b : kvt_qp(&t, t.base.cq, t.srq);
 	t.d = IS_ERR(t.c) ? t.c : kvt_qp(&t, t.dcq, NULL);
 	if (IS_ERR(t.d)) {
 		err = PTR_ERR(t.d);
@@ -363,10 +335,7 @@ static int __init kvt_init(void)
 		goto out;
 	}
 	kvt_cases(&t);
-	err = 0;
 out:
-	if (err)
-		pr_info("Bail out! setup failed: %d\n", err);
 	if (t.ah)
 		rdma_destroy_ah(t.ah, RDMA_DESTROY_AH_SLEEPABLE);
 	if (!IS_ERR_OR_NULL(t.d))
@@ -381,21 +350,8 @@ out:
 		ib_destroy_srq(t.srq);
 	if (t.dcq)
 		ib_free_cq(t.dcq);
-	if (t.cq)
-		ib_destroy_cq(t.cq);
-	if (t.pd)
-		ib_dealloc_pd(t.pd);
-	if (t.buf) {
-		ib_dma_unmap_single(t.ibdev, t.dma, MSG + GRH + MSG,
-				    DMA_BIDIRECTIONAL);
-		kfree(t.buf);
-	}
-	if (t.ibdev)
-		ib_device_put(t.ibdev);
-	if (!err && (nfail || ncase != NCASES))
-		err = -EINVAL;
-	pr_info("# totals: %d pass, %d fail\n", ncase - nfail, nfail);
-	return err;
+	kvt_close(&t.base);
+	return kvt_finish(err, NCASES);
 }
 
 static void __exit kvt_exit(void)
