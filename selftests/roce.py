@@ -16,6 +16,28 @@ def ipv4_gid(ctx, port=1):
     raise LookupError('no IPv4 GID on the port')
 
 
+def sroce_open(dev='sroce0', netdev='eth0'):
+    """Add the sroce device @dev on @netdev, wait until its GID table is
+    filled and open it: (context, PD, index and GID of its IPv4 GID)."""
+    from pyverbs.device import Context
+    from pyverbs.pd import PD
+    subprocess.run(['rdma', 'link', 'add', dev, 'type', 'sroce', 'netdev',
+                    netdev], check=True)
+    wait_gids(dev, netdev)
+    ctx = Context(name=dev)
+    pd = PD(ctx)
+    gidx, gid = ipv4_gid(ctx)
+    return ctx, pd, gidx, gid
+
+
+def close_all(objs, *rest):
+    """Close @objs newest first, then @rest in the order given."""
+    for o in reversed(objs):
+        o.close()
+    for o in rest:
+        o.close()
+
+
 def async_fd():
     """The verbs context's async event file (pyverbs does not expose
     it): the process must have one context open."""

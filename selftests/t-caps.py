@@ -8,8 +8,8 @@ import select
 import sys
 
 from ktap import Tests, sh
-from roce import (async_fd, ipv4_gid, poll_cq, rc_qp, rc_rtr, rc_rts,
-                  wait_gids)
+from roce import (async_fd, close_all, poll_cq, rc_qp, rc_rtr, rc_rts,
+                  sroce_open, wait_gids)
 
 t = Tests()
 t.require_root()
@@ -18,9 +18,7 @@ t.require_module('sroce')
 
 import pyverbs.enums as e  # noqa: E402
 from pyverbs.cq import CQ  # noqa: E402
-from pyverbs.device import Context  # noqa: E402
 from pyverbs.mr import MR, MW, MWBindInfo  # noqa: E402
-from pyverbs.pd import PD  # noqa: E402
 from pyverbs.pyverbs_error import PyverbsRDMAError  # noqa: E402
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr  # noqa: E402
 from pyverbs.wr import SGE, RecvWR, SendWR  # noqa: E402
@@ -29,12 +27,8 @@ DEV = 'sroce_cap'
 sh('ip link add cap0 type veth peer name cap1; '
    'ip addr add 10.99.0.1/24 dev cap0; '
    'ip link set cap0 up; ip link set cap1 up')
-sh(f'rdma link add {DEV} type sroce netdev cap0')
-wait_gids(DEV, 'cap0')
-ctx = Context(name=DEV)
-pd = PD(ctx)
+ctx, pd, gidx, gid = sroce_open(DEV, 'cap0')
 cq = CQ(ctx, 64)
-gidx, gid = ipv4_gid(ctx)
 ACC = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
        e.IBV_ACCESS_REMOTE_READ)
 mr = MR(pd, 1 << 16, ACC | e.IBV_ACCESS_MW_BIND)
@@ -210,10 +204,7 @@ def _():
 
 @t.case('everything destroyed cleanly')
 def _():
-    for o in reversed(objs):
-        o.close()
-    for o in (mr, cq, pd, ctx):
-        o.close()
+    close_all(objs, mr, cq, pd, ctx)
     sh(f'rdma link delete {DEV}; ip link del cap0')
 
 

@@ -13,7 +13,7 @@ import sys
 import textwrap
 
 from ktap import Tests, sh
-from roce import ipv4_gid, poll_cq, rc_connect, rc_qp, wait_gids
+from roce import close_all, poll_cq, rc_connect, rc_qp, sroce_open
 
 t = Tests()
 t.require_root()
@@ -22,18 +22,12 @@ t.require_module('sroce')
 
 import pyverbs.enums as e  # noqa: E402
 from pyverbs.cq import CQ  # noqa: E402
-from pyverbs.device import Context  # noqa: E402
 from pyverbs.mr import MR, MW, MWBind, MWBindInfo  # noqa: E402
-from pyverbs.pd import PD  # noqa: E402
 from pyverbs.pyverbs_error import PyverbsRDMAError  # noqa: E402
 from pyverbs.wr import SGE, RecvWR, SendWR  # noqa: E402
 
 DEV = 'sroce0'
-sh(f'rdma link add {DEV} type sroce netdev eth0')
-wait_gids(DEV, 'eth0')
-ctx = Context(name=DEV)
-pd = PD(ctx)
-gidx, gid = ipv4_gid(ctx)
+ctx, pd, gidx, gid = sroce_open(DEV)
 ACC = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
        e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
 RW = e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
@@ -85,6 +79,18 @@ def bind2(qp, mw, m, off, length, access):
     return w.status, wr.rkey
 
 
+def write_read(qp, rkey, off):
+    """From @qp, WRITE DATA through @rkey to @off in the MR and READ it
+    back; both must succeed and move the bytes."""
+    assert rdma(qp, e.IBV_WR_RDMA_WRITE, rkey, mr.buf + off) == \
+        e.IBV_WC_SUCCESS
+    assert mr.read(len(DATA), off) == DATA
+    src.write(bytes(len(DATA)), len(DATA))
+    assert rdma(qp, e.IBV_WR_RDMA_READ, rkey, mr.buf + off) == \
+        e.IBV_WC_SUCCESS
+    assert src.read(len(DATA), 0) == DATA
+
+
 def local_inv(qp, rkey):
     wr = SendWR(wr_id=9, opcode=e.IBV_WR_LOCAL_INV,
                 send_flags=e.IBV_SEND_SIGNALED)
@@ -103,13 +109,7 @@ def _():
     old = mw.rkey
     assert bind1(a, mw, mr, 4096, 8192, RW) == e.IBV_WC_SUCCESS
     assert mw.rkey != old and mw.rkey >> 8 == old >> 8, (old, mw.rkey)
-    assert rdma(b, e.IBV_WR_RDMA_WRITE, mw.rkey, mr.buf + 4096 + 100) == \
-        e.IBV_WC_SUCCESS
-    assert mr.read(len(DATA), 4096 + 100) == DATA
-    src.write(bytes(len(DATA)), len(DATA))
-    assert rdma(b, e.IBV_WR_RDMA_READ, mw.rkey, mr.buf + 4096 + 100) == \
-        e.IBV_WC_SUCCESS
-    assert src.read(len(DATA), 0) == DATA
+    write_read(b, mw.rkey, 4096 + 100)
 
 
 @t.case('type 1: outside its range (inside the MR): REM_ACCESS_ERR')
@@ -161,11 +161,7 @@ def _():
     a, b = pair()
     status, rkey = bind2(a, mw, mr, 8192, 4096, RW)
     assert status == e.IBV_WC_SUCCESS, status
-    assert rdma(b, e.IBV_WR_RDMA_WRITE, rkey, mr.buf + 8192) == \
-        e.IBV_WC_SUCCESS
-    assert mr.read(len(DATA), 8192) == DATA
-    assert rdma(b, e.IBV_WR_RDMA_READ, rkey, mr.buf + 8192) == \
-        e.IBV_WC_SUCCESS
+    write_read(b, rkey, 8192)
     # Another QP of the PD does not reach it.
     c, d = pair()
     assert rdma(d, e.IBV_WR_RDMA_WRITE, rkey, mr.buf + 8192) == \
@@ -320,10 +316,7 @@ def _():
 
 @t.case('everything destroyed cleanly')
 def _():
-    for o in reversed(objs):
-        o.close()
-    for o in (mr, src, cq, pd, ctx):
-        o.close()
+    close_all(objs, mr, src, cq, pd, ctx)
     sh(f'rdma link delete {DEV}')
 
 

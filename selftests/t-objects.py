@@ -8,7 +8,7 @@ bad requests refused; nothing left behind."""
 import sys
 
 from ktap import Tests, sh
-from roce import ipv4_gid
+from roce import sroce_open
 
 t = Tests()
 t.require_root()
@@ -18,18 +18,13 @@ t.require_module('sroce')
 import pyverbs.enums as e  # noqa: E402
 from pyverbs.addr import AH, AHAttr, GlobalRoute  # noqa: E402
 from pyverbs.cq import CQ  # noqa: E402
-from pyverbs.device import Context  # noqa: E402
 from pyverbs.mr import MR  # noqa: E402
-from pyverbs.pd import PD  # noqa: E402
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr  # noqa: E402
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr  # noqa: E402
 from pyverbs.wr import SGE, RecvWR  # noqa: E402
 
 DEV = 'sroce0'
-sh(f'rdma link add {DEV} type sroce netdev eth0')
-ctx = Context(name=DEV)
-pd = PD(ctx)
-gid_index, gid = ipv4_gid(ctx)
+ctx, pd, gid_index, gid = sroce_open(DEV)
 live = {}
 
 

@@ -12,7 +12,7 @@ import sys
 import time
 
 from ktap import Tests, sh
-from roce import ipv4_gid, poll_cq, rc_connect, rc_qp, wait_gids
+from roce import close_all, poll_cq, rc_connect, rc_qp, sroce_open
 
 t = Tests()
 t.require_root()
@@ -21,18 +21,12 @@ t.require_module('sroce')
 
 import pyverbs.enums as e  # noqa: E402
 from pyverbs.cq import CQ  # noqa: E402
-from pyverbs.device import Context  # noqa: E402
 from pyverbs.mr import MR  # noqa: E402
-from pyverbs.pd import PD  # noqa: E402
 from pyverbs.wr import SGE, SendWR  # noqa: E402
 
 DEV = 'sroce0'
 N = 40		# WRITEs in the stream: past the 4 doorbells that start one
-sh(f'rdma link add {DEV} type sroce netdev eth0')
-ctx = Context(name=DEV)
-pd = PD(ctx)
-wait_gids(DEV, 'eth0')
-gidx, gid = ipv4_gid(ctx)
+ctx, pd, gidx, gid = sroce_open(DEV)
 ACC = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE
 cq = CQ(ctx, 256)
 src = MR(pd, 8 * N, ACC)
@@ -159,10 +153,7 @@ def _():
 
 @t.case('everything destroyed cleanly')
 def _():
-    for o in reversed(objs):
-        o.close()
-    for o in (src, dst, cq, pd, ctx):
-        o.close()
+    close_all(objs, src, dst, cq, pd, ctx)
     sh(f'rdma link delete {DEV}')
 
 

@@ -17,7 +17,8 @@ import select
 import sys
 
 from ktap import Tests, sh
-from roce import async_fd, ipv4_gid, poll_cq, rc_connect, rc_qp, wait_gids
+from roce import (async_fd, close_all, poll_cq, rc_connect, rc_qp,
+                  sroce_open, wait_gids)
 
 t = Tests()
 t.require_root()
@@ -26,7 +27,6 @@ t.require_module('sroce')
 
 import pyverbs.enums as e  # noqa: E402
 from pyverbs.cq import CQ  # noqa: E402
-from pyverbs.device import Context  # noqa: E402
 from pyverbs.mr import MR  # noqa: E402
 from pyverbs.pd import PD  # noqa: E402
 from pyverbs.qp import QPAttr  # noqa: E402
@@ -34,17 +34,13 @@ from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr  # noqa: E402
 from pyverbs.wr import SGE, RecvWR, SendWR  # noqa: E402
 
 DEV = 'sroce0'
-sh(f'rdma link add {DEV} type sroce netdev eth0')
-ctx = Context(name=DEV)
-pd = PD(ctx)
-gidx, gid = ipv4_gid(ctx)
+ctx, pd, gidx, gid = sroce_open(DEV)
 ACC = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
        e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
 cq = CQ(ctx, 256)
 mr = MR(pd, 1 << 16, ACC)
 objs = []
 bufs = []
-
 
 
 AFD = async_fd()
@@ -256,10 +252,7 @@ def _():
 
 @t.case('everything destroyed cleanly')
 def _():
-    for o in reversed(objs):
-        o.close()
-    for o in (mr, cq, pd, ctx):
-        o.close()
+    close_all(objs, mr, cq, pd, ctx)
     sh(f'rdma link delete {DEV}')
 
 

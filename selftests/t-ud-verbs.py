@@ -16,7 +16,7 @@ import sys
 
 from ktap import Tests, sh
 import roce
-from roce import ipv4_gid
+from roce import sroce_open
 
 t = Tests()
 t.require_root()
@@ -26,7 +26,6 @@ t.require_module('sroce')
 import pyverbs.enums as e  # noqa: E402
 from pyverbs.addr import AH, AHAttr, GlobalRoute  # noqa: E402
 from pyverbs.cq import CQ  # noqa: E402
-from pyverbs.device import Context  # noqa: E402
 from pyverbs.mr import MR  # noqa: E402
 from pyverbs.pd import PD  # noqa: E402
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr  # noqa: E402
@@ -37,10 +36,7 @@ DEV = 'sroce0'
 QKEY = 0x1234
 MTU = 1024
 GRH = 40
-sh(f'rdma link add {DEV} type sroce netdev eth0')
-ctx = Context(name=DEV)
-pd = PD(ctx)
-gidx, gid = ipv4_gid(ctx)
+ctx, pd, gidx, gid = sroce_open(DEV)
 my_ip = str(ipaddress.IPv6Address(str(gid)).ipv4_mapped)
 rnd = random.Random(int.from_bytes(os.urandom(4), 'little'))
 ACC = e.IBV_ACCESS_LOCAL_WRITE

@@ -18,7 +18,7 @@ import socket
 import sys
 
 from ktap import Skip, Tests, sh
-from roce import ipv4_gid, ud_to_rts
+from roce import sroce_open, ud_to_rts
 
 t = Tests()
 t.require_root()
@@ -28,9 +28,7 @@ t.require_module('sroce')
 import pyverbs.enums as e  # noqa: E402
 from pyverbs.addr import AH, AHAttr, GlobalRoute  # noqa: E402
 from pyverbs.cq import CQEX, CqInitAttrEx, PollCqAttr  # noqa: E402
-from pyverbs.device import Context  # noqa: E402
 from pyverbs.mr import MR  # noqa: E402
-from pyverbs.pd import PD  # noqa: E402
 from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError  # noqa: E402
 from pyverbs.qp import (DataBuffer, QPAttr, QPCap, QPEx,  # noqa: E402
                         QPInitAttrEx)
@@ -40,10 +38,7 @@ DEV = 'sroce0'
 QKEY = 0x1234
 MTU = 1024
 GRH = 40
-sh(f'rdma link add {DEV} type sroce netdev eth0')
-ctx = Context(name=DEV)
-pd = PD(ctx)
-gidx, gid = ipv4_gid(ctx)
+ctx, pd, gidx, gid = sroce_open(DEV)
 my_ip = str(ipaddress.IPv6Address(str(gid)).ipv4_mapped)
 rnd = random.Random(int.from_bytes(os.urandom(4), 'little'))
 ACC = e.IBV_ACCESS_LOCAL_WRITE
