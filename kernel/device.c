@@ -77,14 +77,15 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	/*
 	 * What holds, each checked by t-caps.py: RNR NAKs, port events, the
 	 * system image GUID, fast registration and invalidation (mr.c),
-	 * windows (mw.c).
+	 * windows (mw.c), SRQ resize (srq.c).
 	 */
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_MEM_WINDOW |
-				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				 IB_DEVICE_SRQ_RESIZE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
 	attr->max_pkeys = 1;

@@ -85,6 +85,15 @@ SROCE_RESP(create_qp, ib_uverbs_create_qp_resp, sroce_create_qp_resp);
 SROCE_RESP(create_srq, ib_uverbs_create_srq_resp, sroce_create_srq_resp);
 SROCE_RESP(create_ah, ib_uverbs_create_ah_resp, sroce_create_ah_resp);
 
+/* IB_USER_VERBS_CMD_MODIFY_SRQ with our part after the core's. */
+struct sroce_cmd_modify_srq {
+	struct ibv_modify_srq ibv_cmd;
+	struct sroce_modify_srq_cmd drv;
+};
+static_assert(offsetof(struct sroce_cmd_modify_srq, drv) ==
+		      sizeof(struct ibv_modify_srq),
+	      "no padding between core and driver command");
+
 static inline struct sroce_device *to_sdev(struct ibv_device *ibdev)
 {
 	return container_of(ibdev, struct sroce_device, vdev.device);

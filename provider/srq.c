@@ -45,18 +45,38 @@ err_free:
 }
 
 /*
- * Only the limit can change: resizing (IBV_SRQ_MAX_WR) would replace the
- * ring, and the ABI has no modify response to say where the new one is.
+ * A resize (IBV_SRQ_MAX_WR): the kernel moves the WQEs not yet taken into
+ * a new ring and writes where it is into @mi; the old ring is dead from
+ * then on. The lock keeps posters out until the new one is mapped. If it
+ * cannot be mapped the SRQ is left without a ring and posting fails.
  */
 int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		     int attr_mask)
 {
-	struct ibv_modify_srq cmd = {};
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_cmd_modify_srq cmd = {};
+	struct sroce_mmap_info mi = {};
+	struct sroce_uring ring = {};
+	int ret;
 
-	if (attr_mask & IBV_SRQ_MAX_WR)
-		return EOPNOTSUPP;
+	if (!(attr_mask & IBV_SRQ_MAX_WR))
+		return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+					  sizeof(cmd.ibv_cmd));
 
-	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+	cmd.drv.mi_addr = (uintptr_t)&mi;
+	pthread_spin_lock(&srq->lock);
+	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+				 sizeof(cmd));
+	if (!ret) {
+		ret = sroce_map_ring(ibsrq->context, &mi,
+				     sroce_recv_wqe_size(srq->max_sge), true,
+				     &ring);
+		sroce_unmap_ring(&srq->ring);
+		if (!ret)
+			srq->ring = ring;
+	}
+	pthread_spin_unlock(&srq->lock);
+	return ret;
 }
 
 int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
@@ -89,7 +109,12 @@ int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 
 	*bad_wr = NULL;
 	pthread_spin_lock(&srq->lock);
-	ret = sroce_rq_post(&srq->ring, srq->max_sge, wr, bad_wr);
+	if (srq->ring.hdr) {
+		ret = sroce_rq_post(&srq->ring, srq->max_sge, wr, bad_wr);
+	} else {
+		*bad_wr = wr;
+		ret = EPROTO;
+	}
 	pthread_spin_unlock(&srq->lock);
 	return ret;
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """t-caps.py: every device_cap_flags bit sroce reports holds, checked by
-what it promises, and the bits it does not report are the ones it cannot
-keep (SRQ resize: ibv_modify_srq of max_wr is refused). Unmodified
-pyverbs, one device on a veth of its own, loopback."""
+what it promises (SRQ resize among them), no bit is reported without such
+a check, and ibv_create_srq_ex makes basic SRQs. Unmodified pyverbs, one
+device on a veth of its own, loopback."""
+import errno
 import select
 import sys
 
@@ -20,7 +21,7 @@ import pyverbs.enums as e  # noqa: E402
 from pyverbs.cq import CQ  # noqa: E402
 from pyverbs.mr import MR, MW, MWBindInfo  # noqa: E402
 from pyverbs.pyverbs_error import PyverbsRDMAError  # noqa: E402
-from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr  # noqa: E402
+from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr, SrqInitAttrEx  # noqa: E402
 from pyverbs.wr import SGE, RecvWR, SendWR  # noqa: E402
 
 DEV = 'sroce_cap'
@@ -176,6 +177,56 @@ def _():
     assert write(b, rkey) == e.IBV_WC_REM_ACCESS_ERR
 
 
+@check(e.IBV_DEVICE_SRQ_RESIZE, 'SRQ_RESIZE')
+def _():
+    """ibv_modify_srq(IBV_SRQ_MAX_WR) grows an SRQ that holds receives;
+    those and the ones posted after all complete, in order. It cannot
+    shrink below the receives not yet taken, and shrinks to fit."""
+    srq = SRQ(pd, SrqInitAttr(SrqAttr(max_wr=16, max_sge=1)))
+    objs.append(srq)
+
+    def recv(i):
+        srq.post_recv(RecvWR(wr_id=100 + i, num_sge=1,
+                             sg=[SGE(mr.buf + 16384 + 64 * i, 64,
+                                     mr.lkey)]))
+    for i in range(12):
+        recv(i)
+    srq.modify(SrqAttr(max_wr=64), e.IBV_SRQ_MAX_WR)
+    assert srq.query().max_wr >= 64, srq.query().max_wr
+    for i in range(12, 40):
+        recv(i)
+    try:
+        srq.modify(SrqAttr(max_wr=32), e.IBV_SRQ_MAX_WR)
+        raise AssertionError('shrunk below the 40 receives it holds')
+    except PyverbsRDMAError:
+        pass
+    a, b = rc_qp(pd, cq, ACC, depth=32), rc_qp(pd, cq, ACC, srq=srq)
+    objs.extend((a, b))
+    for x, y in ((a, b), (b, a)):
+        rc_rtr(x, y.qp_num, gid, gidx)
+        rc_rts(x)
+    got = []
+    for batch in range(2):
+        for i in range(20):
+            a.post_send(SendWR(wr_id=i, num_sge=1,
+                               sg=[SGE(mr.buf, 8, mr.lkey)],
+                               send_flags=e.IBV_SEND_SIGNALED))
+        for w in poll_cq(cq, 40):
+            assert w.status == e.IBV_WC_SUCCESS, (w.wr_id, w.status)
+            if w.opcode & e.IBV_WC_RECV:
+                got.append(w.wr_id)
+    assert got == list(range(100, 140)), got
+    srq.modify(SrqAttr(max_wr=16), e.IBV_SRQ_MAX_WR)
+    assert srq.query().max_wr == 16, srq.query().max_wr
+    for i in range(16):
+        recv(i)
+    try:
+        recv(16)
+        raise AssertionError('a 17th receive fit in 16')
+    except PyverbsRDMAError:
+        pass
+
+
 @t.case('every reported device_cap_flags bit has its check')
 def _():
     unknown = flags & ~sum(CHECKS)
@@ -190,16 +241,28 @@ for bit, (name, fn) in CHECKS.items():
     t.case(f'{name}: {fn.__doc__.split(chr(10))[0]}')(run)
 
 
-@t.case('SRQ_RESIZE not reported: ibv_modify_srq of max_wr is refused')
+@t.case('ibv_create_srq_ex: a basic SRQ takes receives; XRC: EOPNOTSUPP')
 def _():
-    assert not flags & e.IBV_DEVICE_SRQ_RESIZE
-    srq = SRQ(pd, SrqInitAttr(SrqAttr(max_wr=16, max_sge=1)))
+    ia = SrqInitAttrEx(max_wr=8, max_sge=1)
+    ia.comp_mask = e.IBV_SRQ_INIT_ATTR_TYPE | e.IBV_SRQ_INIT_ATTR_PD
+    ia.srq_type = e.IBV_SRQT_BASIC
+    ia.pd = pd
+    srq = SRQ(ctx, ia)
     objs.append(srq)
+    srq.post_recv(RecvWR(wr_id=1, num_sge=1,
+                         sg=[SGE(mr.buf, 64, mr.lkey)]))
+    assert srq.query().max_wr >= 8
+    ia = SrqInitAttrEx(max_wr=8, max_sge=1)
+    ia.comp_mask = (e.IBV_SRQ_INIT_ATTR_TYPE | e.IBV_SRQ_INIT_ATTR_PD |
+                    e.IBV_SRQ_INIT_ATTR_CQ)
+    ia.srq_type = e.IBV_SRQT_XRC
+    ia.pd = pd
+    ia.cq = cq
     try:
-        srq.modify(SrqAttr(max_wr=64), e.IBV_SRQ_MAX_WR)
-        raise AssertionError('max_wr changed')
-    except PyverbsRDMAError:
-        pass
+        objs.append(SRQ(ctx, ia))
+        raise AssertionError('an XRC SRQ was created')
+    except PyverbsRDMAError as ex:
+        assert ex.error_code == errno.EOPNOTSUPP, ex.error_code
 
 
 @t.case('everything destroyed cleanly')

@@ -4,7 +4,8 @@
  * uses them. Loaded with dev=NAME, it runs its cases against that device
  * at load time, prints KTAP lines to the kernel log, undoes everything,
  * and fails to load (-EINVAL) if a case failed. UD loopback on the device
- * itself: a kernel QP sends to another kernel QP through the IPv4 GID.
+ * itself: a kernel QP sends to another kernel QP through the IPv4 GID,
+ * and through a kernel SRQ, which is resized while it holds receives.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,7 +18,7 @@ module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "the sroce device to test");
 
 #define QKEY		0x1234567
-#define NCASES		13
+#define NCASES		14
 #define MSG		64
 #define GRH		40
 
@@ -249,6 +250,38 @@ static void kvt_cases(struct kvt *t)
 	r = n == 2 ? kvt_find(wc, n, 0x300) : NULL;
 	CASE(r && r->status == IB_WC_SUCCESS && r->qp == t->c,
 	     "a receive through a kernel SRQ (%d)", n);
+
+	/*
+	 * ib_modify_srq(IB_SRQ_MAX_WR) grows the full SRQ; its receives and
+	 * the ones posted after complete in order.
+	 */
+	{
+		struct ib_srq_attr sa = { .max_wr = 16 };
+		int k, got = 0;
+
+		for (i = 0; i < 4; i++) {
+			rwr[i].wr_id = 0x400 + i;
+			rwr[i].next = i < 3 ? &rwr[i + 1] : NULL;
+		}
+		err = ib_post_srq_recv(t->srq, rwr, &bad_rwr);
+		err = err ?: ib_modify_srq(t->srq, &sa, IB_SRQ_MAX_WR);
+		for (i = 0; i < 4; i++)
+			rwr[i].wr_id = 0x404 + i;
+		err = err ?: ib_post_srq_recv(t->srq, rwr, &bad_rwr);
+		for (k = 0; !err && k < 2; k++) {
+			for (i = 0; !err && i < 4; i++)
+				err = ib_post_send(t->a, &swr.wr, &bad_swr);
+			n = err ? err : kvt_poll(t, wc, 8);
+			for (i = 0; i < n; i++)
+				if (wc[i].qp == t->c &&
+				    wc[i].status == IB_WC_SUCCESS &&
+				    wc[i].wr_id == 0x400 + got)
+					got++;
+		}
+		CASE(!err && got == 8,
+		     "ib_modify_srq grows a full kernel SRQ: 8 receives in order (%d, %d)",
+		     err, got);
+	}
 
 	/* Moving to error flushes at once; the armed CQ then has events. */
 	{

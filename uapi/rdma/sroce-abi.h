@@ -205,6 +205,17 @@ struct sroce_create_srq_resp {
 	struct sroce_mmap_info mi;
 };
 
+/*
+ * Driver part of IB_USER_VERBS_CMD_MODIFY_SRQ. The command has no
+ * response: a resize (IB_SRQ_MAX_WR) names the user memory where the
+ * kernel writes the new ring's struct sroce_mmap_info. The new ring holds
+ * the WQEs not yet taken, from slot 0, with prod set past them. A resize
+ * without it (mi_addr 0, or no driver data) fails with EOPNOTSUPP.
+ */
+struct sroce_modify_srq_cmd {
+	__aligned_u64 mi_addr;
+};
+
 struct sroce_create_ah_resp {
 	__u32 ah;		/* the number a UD send WQE names */
 	__u32 reserved;
