@@ -31,6 +31,10 @@
 #   rdma_gid NS DEV IP    the RoCE v2 GID index of IPv4 address IP on DEV
 #   kmod_test NAME DEV    load test module NAME (kmod/) with dev=DEV: its
 #                         KTAP from the kernel log is the test's output
+#   nvmet_add NQN IP PORT PATH...  an nvmet-rdma target: subsystem NQN,
+#                         namespace i backed by the i-th PATH, on IP:PORT
+#   nvmet_del NQN         undo nvmet_add
+#   nvme_dev NQN NSID     the host's block device of that namespace
 #
 # Commands go through `ip -batch`: under TCG every exec costs ~0.1 s.
 
@@ -433,4 +437,62 @@ kmod_test() {
 		return 1
 	fi
 	rmmod "$1"
+}
+
+# nvmet_add NQN IP PORT PATH...: an NVMe over Fabrics target through the
+# kernel's nvmet configfs (modules nvmet and nvmet_rdma): subsystem NQN,
+# open to any host, namespace i backed by the i-th PATH (a block device,
+# or a file, served with buffered I/O), listening on RDMA at IP:PORT as
+# port 1.
+nvmet_add() {
+	local nqn=$1 ip=$2 port=$3 cfs=/sys/kernel/config/nvmet i=0 ns path
+	shift 3
+	modprobe nvmet_rdma || return 1
+	# configfs (loaded with nvmet), mounted as its package would
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs none /sys/kernel/config || return 1
+	mkdir "$cfs/subsystems/$nqn" &&
+		echo 1 >"$cfs/subsystems/$nqn/attr_allow_any_host" || return 1
+	for path; do
+		i=$((i + 1))
+		ns=$cfs/subsystems/$nqn/namespaces/$i
+		mkdir "$ns" && echo "$path" >"$ns/device_path" &&
+			{ [ -b "$path" ] || echo 1 >"$ns/buffered_io"; } &&
+			echo 1 >"$ns/enable" || return 1
+	done
+	mkdir "$cfs/ports/1" &&
+		echo rdma >"$cfs/ports/1/addr_trtype" &&
+		echo ipv4 >"$cfs/ports/1/addr_adrfam" &&
+		echo "$ip" >"$cfs/ports/1/addr_traddr" &&
+		echo "$port" >"$cfs/ports/1/addr_trsvcid" &&
+		ln -s "$cfs/subsystems/$nqn" "$cfs/ports/1/subsystems/$nqn"
+}
+
+# nvmet_del NQN: remove what nvmet_add made (what of it exists).
+nvmet_del() {
+	local cfs=/sys/kernel/config/nvmet ns
+	rm -f "$cfs/ports/1/subsystems/$1" 2>/dev/null
+	rmdir "$cfs/ports/1" 2>/dev/null
+	for ns in "$cfs/subsystems/$1"/namespaces/*; do
+		[ -d "$ns" ] || continue
+		echo 0 >"$ns/enable"
+		rmdir "$ns"
+	done
+	rmdir "$cfs/subsystems/$1" 2>/dev/null
+	return 0
+}
+
+# nvme_dev NQN NSID: the host's block device of namespace NSID of NQN,
+# once it shows: under the subsystem (native multipath, Debian's default)
+# or under the controller.
+nvme_dev() {
+	local d n
+	for d in /sys/class/nvme-subsystem/nvme-subsys* /sys/class/nvme/nvme*; do
+		[ "$(cat "$d/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+		for n in "$d"/nvme*n"$2"; do
+			[[ ${n##*/} =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
+			[ -b "/dev/${n##*/}" ] && echo "/dev/${n##*/}" && return 0
+		done
+	done
+	return 1
 }
