@@ -20,7 +20,7 @@ export SROCE_CACHE KERNEL DESTDIR C W
 top := $(CURDIR)
 
 .PHONY: all module provider install install-module install-provider \
-	unit fuzz fuzz-rings check check-debug demo cc-demo bench style clean help
+	unit fuzz fuzz-rings check check-debug check-ulp demo cc-demo bench style clean help
 
 all: module provider
 
@@ -65,6 +65,12 @@ check:
 # every VM test on it; not part of `check` (an hour and more).
 check-debug:
 	@$(top)/selftests/check --debug
+
+# The kernel's NFS over RDMA, iSER and SRP on sroce (selftests/t-nfs.sh,
+# t-iser.sh, t-srp.sh), each in a VM of its own on 6.1 and 6.12; not part of
+# `check` (NVMe over Fabrics is).
+check-ulp:
+	@$(top)/selftests/check --ulp
 
 demo:
 	@$(top)/selftests/demo

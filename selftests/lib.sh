@@ -189,6 +189,31 @@ resources() {
 			if ($i ~ /^(pd|cq|qp|mr)$/) printf "%s %s ", $i, $(i + 1) }'
 }
 
+# sroce_idle DEV BASE: DEV's PDs, QPs and MRs back to BASE (what
+# `resources DEV` printed when the device was new: the MAD layer's GSI QP)
+# within 10 s, as kernel ULPs free theirs, and every CQ left the RDMA
+# core's (its MAD CQ, and the shared CQ pool that ib_cq_pool_get() fills
+# for ULPs such as ib_srpt and ib_isert, kept until the device goes); if
+# not, shows who holds what
+sroce_idle() {
+	local dev=$1 base=$2
+	idle_now() {
+		local cqs
+		# There is always the MAD CQ.
+		cqs=$(rdma resource show cq dev "$dev") && [ -n "$cqs" ] &&
+		[ "$(resources "$dev" | sed 's/cq [0-9]* //')" = \
+			"$(sed 's/cq [0-9]* //' <<<"$base")" ] &&
+		! grep -v 'comm \[ib_core\]' <<<"$cqs" | grep -q .
+	}
+	[ -n "$base" ] && wait_for 10 idle_now && return 0
+	echo "baseline: $base"
+	rdma resource show "$dev"
+	rdma resource show qp link "$dev"
+	rdma resource show cq dev "$dev"
+	rdma resource show cm_id link "$dev"
+	return 1
+}
+
 # resources_mark I...: note hosts I's devices' resources as their baseline;
 # resources_back I...: they are back to it
 resources_mark() {
