@@ -12,6 +12,7 @@
 
 #include <linux/module.h>
 #include <linux/scatterlist.h>
+#include <linux/slab.h>
 
 #include "kvt.h"
 
@@ -463,17 +464,21 @@ static void frt_cases(struct frt *t)
 
 static int __init frt_init(void)
 {
-	struct frt t = {};
-	int err;
+	/* Zeroed, and off the stack (KASAN's frames are large). */
+	struct frt *t = kzalloc(sizeof(*t), GFP_KERNEL);
+	int err = -ENOMEM;
 
 	pr_info("KTAP version 1\n");
 	pr_info("1..%d\n", NCASES);
-	err = kvt_open(&t.base, dev, 2 * LEN + MSG, NULL, &t);
-	if (!err)
-		frt_cases(&t);
-	frt_unmap(&t, &t.rb);
-	frt_unmap(&t, &t.ra);
-	kvt_close(&t.base);
+	if (t) {
+		err = kvt_open(&t->base, dev, 2 * LEN + MSG, NULL, t);
+		if (!err)
+			frt_cases(t);
+		frt_unmap(t, &t->rb);
+		frt_unmap(t, &t->ra);
+		kvt_close(&t->base);
+	}
+	kfree(t);
 	return kvt_finish(err, NCASES);
 }
 

@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/slab.h>
 
 #include "kvt.h"
 
@@ -31,6 +32,7 @@ struct kvt {
 	struct ib_qp_cap cap;		/* granted to a and b */
 	u32 srq_max_sge;
 	struct completion event;
+	struct ib_wc wc[8];		/* polled; off the stack for KASAN */
 };
 
 static void kvt_comp(struct ib_cq *cq, void *ctx)
@@ -153,7 +155,7 @@ static void kvt_cases(struct kvt *t)
 		.ah = t->ah, .remote_qkey = QKEY,
 	};
 	const struct ib_wc *s, *r;
-	struct ib_wc wc[8];
+	struct ib_wc *wc = t->wc;
 	int i, n, err;
 
 	for (i = 0; i < ARRAY_SIZE(many); i++)
@@ -319,15 +321,13 @@ static void kvt_cases(struct kvt *t)
 	}
 }
 
-static int __init kvt_init(void)
+/* The set-up, the cases and the teardown, on @t (zeroed). */
+static int __init kvt_run(struct kvt *t)
 {
-	struct kvt t = {};
 	int err;
 
-	init_completion(&t.event);
-	pr_info("KTAP version 1\n");
-	pr_info("1..%d\n", NCASES);
-	err = kvt_open(&t.base, dev, MSG + GRH + MSG, kvt_comp, &t);
+	init_completion(&t->event);
+	err = kvt_open(&t->base, dev, MSG + GRH + MSG, kvt_comp, t);
 	if (err)
 		goto out;
 	{
@@ -336,54 +336,67 @@ static int __init kvt_init(void)
 			.srq_type = IB_SRQT_BASIC,
 		};
 
-		t.srq = ib_create_srq(t.base.pd, &sa);
-		if (IS_ERR(t.srq)) {
-			err = PTR_ERR(t.srq);
-			t.srq = NULL;
+		t->srq = ib_create_srq(t->base.pd, &sa);
+		if (IS_ERR(t->srq)) {
+			err = PTR_ERR(t->srq);
+			t->srq = NULL;
 			goto out;
 		}
-		t.srq_max_sge = sa.attr.max_sge;
+		t->srq_max_sge = sa.attr.max_sge;
 	}
-	t.dcq = ib_alloc_cq(t.base.ibdev, NULL, 16, 0, IB_POLL_DIRECT);
-	if (IS_ERR(t.dcq)) {
-		err = PTR_ERR(t.dcq);
-		t.dcq = NULL;
+	t->dcq = ib_alloc_cq(t->base.ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	if (IS_ERR(t->dcq)) {
+		err = PTR_ERR(t->dcq);
+		t->dcq = NULL;
 		goto out;
 	}
-	t.a = kvt_qp(&t, t.base.cq, NULL);
-	t.b = IS_ERR(t.a) ? t.a : kvt_qp(&t, t.base.cq, NULL);
-	t.c = IS_ERR(t.b) ? t.b : kvt_qp(&t, t.base.cq, t.srq);
-	t.d = IS_ERR(t.c) ? t.c : kvt_qp(&t, t.dcq, NULL);
-	if (IS_ERR(t.d)) {
-		err = PTR_ERR(t.d);
+	t->a = kvt_qp(t, t->base.cq, NULL);
+	t->b = IS_ERR(t->a) ? t->a : kvt_qp(t, t->base.cq, NULL);
+	t->c = IS_ERR(t->b) ? t->b : kvt_qp(t, t->base.cq, t->srq);
+	t->d = IS_ERR(t->c) ? t->c : kvt_qp(t, t->dcq, NULL);
+	if (IS_ERR(t->d)) {
+		err = PTR_ERR(t->d);
 		goto out;
 	}
-	err = kvt_rts(t.a) ?: kvt_rts(t.b) ?: kvt_rts(t.c) ?: kvt_rts(t.d);
+	err = kvt_rts(t->a) ?: kvt_rts(t->b) ?: kvt_rts(t->c) ?: kvt_rts(t->d);
 	if (err)
 		goto out;
-	t.ah = kvt_ah(&t);
-	if (IS_ERR(t.ah)) {
-		err = PTR_ERR(t.ah);
-		t.ah = NULL;
+	t->ah = kvt_ah(t);
+	if (IS_ERR(t->ah)) {
+		err = PTR_ERR(t->ah);
+		t->ah = NULL;
 		goto out;
 	}
-	kvt_cases(&t);
+	kvt_cases(t);
 out:
-	if (t.ah)
-		rdma_destroy_ah(t.ah, RDMA_DESTROY_AH_SLEEPABLE);
-	if (!IS_ERR_OR_NULL(t.d))
-		ib_destroy_qp(t.d);
-	if (!IS_ERR_OR_NULL(t.c))
-		ib_destroy_qp(t.c);
-	if (!IS_ERR_OR_NULL(t.b))
-		ib_destroy_qp(t.b);
-	if (!IS_ERR_OR_NULL(t.a))
-		ib_destroy_qp(t.a);
-	if (t.srq)
-		ib_destroy_srq(t.srq);
-	if (t.dcq)
-		ib_free_cq(t.dcq);
-	kvt_close(&t.base);
+	if (t->ah)
+		rdma_destroy_ah(t->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	if (!IS_ERR_OR_NULL(t->d))
+		ib_destroy_qp(t->d);
+	if (!IS_ERR_OR_NULL(t->c))
+		ib_destroy_qp(t->c);
+	if (!IS_ERR_OR_NULL(t->b))
+		ib_destroy_qp(t->b);
+	if (!IS_ERR_OR_NULL(t->a))
+		ib_destroy_qp(t->a);
+	if (t->srq)
+		ib_destroy_srq(t->srq);
+	if (t->dcq)
+		ib_free_cq(t->dcq);
+	kvt_close(&t->base);
+	return err;
+}
+
+static int __init kvt_init(void)
+{
+	struct kvt *t = kzalloc(sizeof(*t), GFP_KERNEL);
+	int err = -ENOMEM;
+
+	pr_info("KTAP version 1\n");
+	pr_info("1..%d\n", NCASES);
+	if (t)
+		err = kvt_run(t);
+	kfree(t);
 	return kvt_finish(err, NCASES);
 }
 
