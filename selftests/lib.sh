@@ -189,6 +189,33 @@ resources() {
 			if ($i ~ /^(pd|cq|qp|mr)$/) printf "%s %s ", $i, $(i + 1) }'
 }
 
+# veth_sroce NAME IP DEV: in the initial namespace, a veth pair NAME0 and
+# NAME1, NAME0 at IP/24, both up, and sroce device DEV on NAME0 (where the
+# kernel's ULPs, which open their RDMA CM IDs in init_net, find it)
+veth_sroce() {
+	ip link add "${1}0" type veth peer name "${1}1" &&
+	ip addr add "$2/24" dev "${1}0" &&
+	ip link set "${1}0" up && ip link set "${1}1" up &&
+	rdma link add "$3" type sroce netdev "${1}0"
+}
+
+# fio_verify WHERE BS MB: 4 fio jobs of depth 16, each writing MB MiB at
+# random in BS blocks (WHERE a block device: each job in its own part; a
+# directory: each in its own file, removed after), then reading every
+# block back and checking it (crc32c). Shows fio's output if that fails.
+fio_verify() {
+	local where=(--filename="$1" --offset_increment="$3M") out rc
+	[ -d "$1" ] && where=(--directory="$1")
+	out=$(fio --name=verify "${where[@]}" --direct=1 --ioengine=libaio \
+		--rw=randwrite --bs="$2" --size="$3M" --numjobs=4 --iodepth=16 \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--verify_state_save=0 --group_reporting 2>&1)
+	rc=$?
+	[ "$rc" -eq 0 ] || echo "$out"
+	[ -d "$1" ] && rm -f "$1"/verify.*
+	return "$rc"
+}
+
 # sroce_idle DEV BASE: DEV's PDs, QPs and MRs back to BASE (what
 # `resources DEV` printed when the device was new: the MAD layer's GSI QP)
 # within 10 s, as kernel ULPs free theirs, and every CQ left the RDMA

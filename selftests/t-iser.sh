@@ -43,10 +43,7 @@ ktap_plan 9
 tcli() { targetcli "$@" >>"$tmp/targetcli.log" 2>&1; }
 
 target() {
-	ip link add nit0 type veth peer name nit1 &&
-	ip addr add "$IP/24" dev nit0 &&
-	ip link set nit0 up && ip link set nit1 up &&
-	rdma link add sroce_is type sroce netdev nit0 || return 1
+	veth_sroce nit "$IP" sroce_is || return 1
 	resources sroce_is >"$tmp/base"
 	modprobe null_blk nr_devices=1 gb=1 memory_backed=1 &&
 	modprobe -a ib_isert ib_iser || return 1
@@ -92,23 +89,12 @@ transport() {
 	iscsiadm -m session -P 1 | grep -q 'Iface Transport: iser'
 }
 
-fio_verify() {
-	fio --name=verify --filename="$1" --direct=1 --ioengine=libaio \
-		--rw=randwrite --bs="$2" --size="${MB}M" \
-		--offset_increment="${MB}M" --numjobs=4 --iodepth=16 \
-		--verify=crc32c --do_verify=1 --verify_fatal=1 \
-		--verify_state_save=0 --group_reporting >"$tmp/fio.log" 2>&1
-	local rc=$?
-	[ "$rc" -eq 0 ] || ktap_diag <"$tmp/fio.log"
-	return "$rc"
-}
-
 ktap_check "LIO target on sroce_is: null_blk LUN, portal $IP:3260 with iSER" target
 ktap_check "open-iscsi login over iser: a SCSI disk shows" login
 ktap_check "... the session's transport is iser" transport
 for bs in 4k 128k; do
 	ktap_check "fio $bs random writes verified (crc32c)" \
-		fio_verify "$(disk)" "$bs"
+		fio_verify "$(disk)" "$bs" "$MB"
 done
 ktap_check "logout" iscsiadm -m node -T "$IQN" -p "$IP:3260" --logout
 ktap_check "target cleared" targetcli clearconfig confirm=True

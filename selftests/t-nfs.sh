@@ -50,10 +50,7 @@ trap cleanup EXIT
 ktap_plan 17
 
 server() {
-	ip link add nft0 type veth peer name nft1 &&
-	ip addr add "$IP/24" dev nft0 &&
-	ip link set nft0 up && ip link set nft1 up &&
-	rdma link add sroce_nf type sroce netdev nft0 || return 1
+	veth_sroce nft "$IP" sroce_nf || return 1
 	resources sroce_nf >"$tmp/base"
 	mkdir -p "$EXPORT" /var/lib/nfs/v4recovery &&
 	mount -t tmpfs -o size=512M tmpfs "$EXPORT" &&
@@ -83,19 +80,6 @@ nfs_mount() {
 		{ grep " $m " /proc/mounts | ktap_diag; return 1; }
 }
 
-# fio_verify DIR BS: 4 jobs of depth 16, each writing MB MiB of its own
-# file at random, then reading and checking it.
-fio_verify() {
-	fio --name=verify --directory="$1" --direct=1 --ioengine=libaio \
-		--rw=randwrite --bs="$2" --size="${MB}M" --numjobs=4 \
-		--iodepth=16 --verify=crc32c --do_verify=1 --verify_fatal=1 \
-		--verify_state_save=0 --group_reporting >"$tmp/fio.log" 2>&1
-	local rc=$?
-	[ "$rc" -eq 0 ] || ktap_diag <"$tmp/fio.log"
-	rm -f "$1"/verify.*
-	return "$rc"
-}
-
 # copy_back VERS: a 64 MiB file in, remount, the same bytes back
 copy_back() {
 	local m=$tmp/mnt-$1
@@ -114,7 +98,7 @@ for v in 3 4.2; do
 	ktap_check "NFSv$v mount -o rdma: proto=rdma" nfs_mount "$v"
 	for bs in 4k 128k; do
 		ktap_check "NFSv$v: fio $bs random writes verified (crc32c)" \
-			fio_verify "$tmp/mnt-$v" "$bs"
+			fio_verify "$tmp/mnt-$v" "$bs" "$MB"
 	done
 	ktap_check "NFSv$v: a 64 MiB file copied in, read back after a remount, equal" \
 		copy_back "$v"

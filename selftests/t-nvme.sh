@@ -5,13 +5,15 @@
 # device in loopback, in the initial network namespace (where kernel ULPs
 # open their RDMA CM IDs). Namespaces backed by null_blk (memory backed)
 # and by a file; fio writes and verifies (crc32c) at 4 KiB and 128 KiB
-# with 4 jobs of queue depth 16; nvme disconnect; then the target's
+# with 4 jobs of queue depth 16, and for NVME_SOAK seconds both sizes at
+# once, verified as they go; nvme disconnect; then the target's
 # device is deleted in the middle of I/O: the I/O fails, the controller
 # goes, nothing hangs. Every sroce object is gone at the end.
 #
 #   init_net: nvt0 10.88.0.1/24 (veth, peer nvt1) -- sroce_nv
 #
 # NVME_FIO_MB: MiB each fio job writes and verifies (default 16).
+# NVME_SOAK: seconds of the mixed run (default 60).
 here=$(dirname "$(readlink -f "$0")")
 . "$here/ktap.sh"
 . "$here/lib.sh"
@@ -23,6 +25,7 @@ NQN=nqn.2026-12.sroce:test
 IP=10.88.0.1
 PORT=4420
 MB=${NVME_FIO_MB:-16}
+SOAK=${NVME_SOAK:-60}
 tmp=$(mktemp -d)
 
 cleanup() {
@@ -35,15 +38,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ktap_plan 10
+ktap_plan 11
 
 setup() {
 	modprobe null_blk nr_devices=1 gb=1 memory_backed=1 &&
 	modprobe nvme_rdma || return 1
-	ip link add nvt0 type veth peer name nvt1 &&
-	ip addr add "$IP/24" dev nvt0 &&
-	ip link set nvt0 up && ip link set nvt1 up &&
-	rdma link add sroce_nv type sroce netdev nvt0 || return 1
+	veth_sroce nvt "$IP" sroce_nv || return 1
 	truncate -s 256M "$tmp/ns2.img"
 	nvmet_add "$NQN" "$IP" "$PORT" /dev/nullb0 "$tmp/ns2.img"
 }
@@ -53,28 +53,33 @@ connect() {
 		wait_for 20 nvme_dev "$NQN" 1 && wait_for 20 nvme_dev "$NQN" 2
 }
 
-# fio_verify DEV BS: 4 jobs of depth 16, each writing MB MiB of its own
-# part at random, then reading and checking it.
-fio_verify() {
-	fio --name=verify --filename="$1" --direct=1 --ioengine=libaio \
-		--rw=randwrite --bs="$2" --size="${MB}M" \
-		--offset_increment="${MB}M" --numjobs=4 --iodepth=16 \
-		--verify=crc32c --do_verify=1 --verify_fatal=1 \
-		--verify_state_save=0 \
-		--group_reporting >"$tmp/fio.log" 2>&1
-	local rc=$?
-	[ "$rc" -eq 0 ] || ktap_diag <"$tmp/fio.log"
-	return "$rc"
-}
-
 ktap_check "nvmet-rdma target on sroce_nv (null_blk and file namespaces)" setup
 ktap_check "nvme connect -t rdma: both namespaces show" connect
 for bs in 4k 128k; do
 	ktap_check "fio $bs random writes verified (crc32c), null_blk" \
-		fio_verify "$(nvme_dev "$NQN" 1)" "$bs"
+		fio_verify "$(nvme_dev "$NQN" 1)" "$bs" "$MB"
 	ktap_check "fio $bs random writes verified (crc32c), file" \
-		fio_verify "$(nvme_dev "$NQN" 2)" "$bs"
+		fio_verify "$(nvme_dev "$NQN" 2)" "$bs" "$MB"
 done
+# soak DEV: random writes of 4 KiB and of 128 KiB at once, two jobs of
+# depth 16 each, every job in a part of its own, each block read back and
+# checked after the next 64 (verify_backlog), for SOAK seconds.
+soak() {
+	fio --filename="$1" --direct=1 --ioengine=libaio --rw=randwrite \
+		--iodepth=16 --time_based --runtime="$SOAK" --verify=crc32c \
+		--verify_backlog=64 --verify_fatal=1 --verify_state_save=0 \
+		--group_reporting \
+		--name=small --bs=4k --numjobs=2 --size=64M --offset=0 \
+		--offset_increment=64M \
+		--name=large --bs=128k --numjobs=2 --size=128M --offset=256M \
+		--offset_increment=128M >"$tmp/fio.log" 2>&1
+	local rc=$?
+	# The checks are reads: there must have been some.
+	[ "$rc" -eq 0 ] && grep -q '^ *READ: bw=[1-9]' "$tmp/fio.log" ||
+		{ ktap_diag <"$tmp/fio.log"; return 1; }
+}
+ktap_check "fio ${SOAK} s: 4k and 128k random writes at once, verified as they go" \
+	soak "$(nvme_dev "$NQN" 1)"
 ktap_expect "nvme disconnect" "disconnected 1 controller" \
 	nvme disconnect -n "$NQN"
 

@@ -60,10 +60,7 @@ ktap_plan 9
 
 target() {
 	local tp acl
-	ip link add nst0 type veth peer name nst1 &&
-	ip addr add "$IP/24" dev nst0 &&
-	ip link set nst0 up && ip link set nst1 up &&
-	rdma link add sroce_sr type sroce netdev nst0 || return 1
+	veth_sroce nst "$IP" sroce_sr || return 1
 	resources sroce_sr >"$tmp/base"
 	modprobe null_blk nr_devices=1 gb=1 memory_backed=1 &&
 	modprobe target_core_iblock || return 1
@@ -117,22 +114,11 @@ login() {
 	wait_for 20 disk || { dmesg | tail -n 30; return 1; }
 }
 
-fio_verify() {
-	fio --name=verify --filename="$1" --direct=1 --ioengine=libaio \
-		--rw=randwrite --bs="$2" --size="${MB}M" \
-		--offset_increment="${MB}M" --numjobs=4 --iodepth=16 \
-		--verify=crc32c --do_verify=1 --verify_fatal=1 \
-		--verify_state_save=0 --group_reporting >"$tmp/fio.log" 2>&1
-	local rc=$?
-	[ "$rc" -eq 0 ] || ktap_diag <"$tmp/fio.log"
-	return "$rc"
-}
-
 ktap_check "LIO SRP target on sroce_sr: null_blk LUN, RDMA/CM port $PORT" target
 ktap_check "ib_srp logs in through the RDMA/CM: a SCSI disk shows" login
 for bs in 4k 128k; do
 	ktap_check "fio $bs random writes verified (crc32c)" \
-		fio_verify "$(disk)" "$bs"
+		fio_verify "$(disk)" "$bs" "$MB"
 done
 logout() {
 	local p
