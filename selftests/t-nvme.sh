@@ -74,8 +74,10 @@ soak() {
 		--name=large --bs=128k --numjobs=2 --size=128M --offset=256M \
 		--offset_increment=128M >"$tmp/fio.log" 2>&1
 	local rc=$?
-	# The checks are reads: there must have been some.
-	[ "$rc" -eq 0 ] && grep -q '^ *READ: bw=[1-9]' "$tmp/fio.log" ||
+	# The checks are reads: fio must have issued some ("issued rwts:
+	# total=READS,WRITES,...").
+	[ "$rc" -eq 0 ] &&
+		grep -Eq 'issued rwts: total=[1-9][0-9]*,' "$tmp/fio.log" ||
 		{ ktap_diag <"$tmp/fio.log"; return 1; }
 }
 ktap_check "fio ${SOAK} s: 4k and 128k random writes at once, verified as they go" \
