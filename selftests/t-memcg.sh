@@ -28,7 +28,19 @@ rdma link add sroce0 type sroce netdev eth0
 box=$cg/sroce-test
 mkdir -p "$box"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; rmdir "$box" 2>/dev/null; rdma link delete sroce0 2>/dev/null' EXIT
+# The limit goes back to max before the cgroup goes: the rdma controller
+# frees an idle pool with a limit only when the limit is lifted, and a
+# cgroup removed with one left behind is freed under it, so that deleting
+# the device later reads freed memory (KASAN: slab-use-after-free in
+# free_cg_rpool_locked() from rdmacg_unregister_device(); any RDMA device,
+# kernels without "cgroup: rdma: free idle pools during cgroup teardown").
+cleanup() {
+	rm -rf "$tmp"
+	echo 'sroce0 hca_handle=max hca_object=max' >"$box/rdma.max" 2>/dev/null
+	rmdir "$box" 2>/dev/null
+	rdma link delete sroce0 2>/dev/null
+}
+trap cleanup EXIT
 
 # qps.py N: make up to N RC QPs with 16 MiB send rings, say how many, and
 # the errno of the one refused.
