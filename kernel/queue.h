@@ -14,9 +14,12 @@
 /*
  * The large allocations a user's verbs size (rings, a QP's WQE copies, an
  * MR's page array): charged to the caller's memory cgroup, and failed
- * with ENOMEM at its limit rather than ending in its OOM killer.
+ * with ENOMEM at its limit rather than ending in its OOM killer. The user
+ * asked for the size, so a failure is the user's ENOMEM, not a warning
+ * with a stack trace in the kernel log.
  */
-#define SROCE_GFP_USER_BIG	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
+#define SROCE_GFP_USER_BIG	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
+				 __GFP_NOWARN)
 
 /* SGEs a send or receive WQE may hold */
 #define SROCE_MAX_SGE		32
