@@ -49,10 +49,14 @@ WORK=(-o xfer.rc_ipv4 -p 4 -l 65536)
 # On the debug kernel a stall of the guest outlasts the default ACK
 # timeout (67 ms) seven times over, and a transfer through a fault ran out
 # of retries: there the fault rounds' QPs wait 1 s (-t 18), and a run may
-# take four times as long.
+# take four times as long. A READ whose responses netem's jitter reorders
+# advances only to the first one out of order per timeout (late responses
+# are dropped, as rxe does, and the timer resends), so with 1 s timeouts
+# a 64 KiB READ may complete nothing for longer than integrity's 30 s: a
+# pair is hung there after 120 s (-w).
 SLOW=() LIMIT=150
 if debug_kernel; then
-	SLOW=(-t 18)
+	SLOW=(-t 18 -w 120)
 	LIMIT=600
 fi
 

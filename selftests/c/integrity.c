@@ -30,7 +30,7 @@
  *
  * usage: integrity [-s SEED] [-a DEVICE] [-b DEVICE] [-o CASE]...
  *                  [-p PAIRS] [-r ROUNDS] [-l MAX_LEN] [-t TIMEOUT]
- *                  [-c RETRY_CNT] [-u FILE] [-x]
+ *                  [-c RETRY_CNT] [-u FILE] [-w SECONDS] [-x]
  *        (defaults: a random seed, sroce_h1, sroce_h2, every case, each
  *        case's own workload, QP timeout 14 and retry_cnt 7)
  *
@@ -42,6 +42,8 @@
  *   -t, -c       the requesters' local ACK timeout and retry_cnt
  *   -u FILE      in xfer cases, keep running rounds (after the -r ones)
  *                until FILE exists
+ *   -w SECONDS   a pair that completes nothing for this long is hung
+ *                (default 30)
  *   -x           expect the link to fail for longer than the retry budget:
  *                rounds run until one has failures, and then each pair
  *                that failed must have completed its oldest outstanding
@@ -64,6 +66,7 @@ static int opt_pairs, opt_rounds;
 static uint32_t opt_max_len;
 static int opt_timeout = -1, opt_retry_cnt = -1;
 bool expect_fail;	/* -x */
+int wait_ms = WAIT_MS;	/* -w */
 static const char *until;	/* -u */
 
 FIXTURE(xfer) {
@@ -271,7 +274,7 @@ static int post_after_failure(struct side *sides, struct pair *pairs,
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (seen < nfailed && vu_ms_since(&t0) < WAIT_MS) {
+	while (seen < nfailed && vu_ms_since(&t0) < wait_ms) {
 		for (k = 0; k < 2; k++) {
 			n = ibv_poll_cq(sides[k].scq, 2, wc);
 			for (i = 0; i < n; i++, seen++) {
@@ -292,7 +295,7 @@ static int post_after_failure(struct side *sides, struct pair *pairs,
 	}
 	if (seen < nfailed) {
 		vu_diag("%d of %d WRs posted after the failure were not flushed in %d s",
-			nfailed - seen, nfailed, WAIT_MS / 1000);
+			nfailed - seen, nfailed, wait_ms / 1000);
 		bad += nfailed - seen;
 	}
 	return bad;
@@ -492,7 +495,7 @@ TEST_F_TIMEOUT(counter, fetch_add_from_many_qps, 120)
 		}
 		ASSERT_EQ(0, ibv_post_send(self->req[i], wr, &bad));
 	}
-	n = vu_poll(self->side[0].scq, wc, total, WAIT_MS);
+	n = vu_poll(self->side[0].scq, wc, total, wait_ms);
 	ASSERT_EQ(total, n);
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(IBV_WC_SUCCESS, (int)wc[i].status) {
@@ -608,7 +611,7 @@ int main(int argc, char **argv)
 
 	clock_gettime(CLOCK_REALTIME, &t);
 	seed = (uint64_t)t.tv_sec * 1000003 ^ t.tv_nsec ^ getpid();
-	while ((c = getopt(argc, argv, "s:a:b:o:p:r:l:t:c:u:x")) != -1) {
+	while ((c = getopt(argc, argv, "s:a:b:o:p:r:l:t:c:u:w:x")) != -1) {
 		switch (c) {
 		case 'o':
 			if (nonly < (int)(sizeof(only) / sizeof(only[0])))
@@ -632,6 +635,9 @@ int main(int argc, char **argv)
 		case 'u':
 			until = optarg;
 			break;
+		case 'w':
+			wait_ms = atoi(optarg) * 1000;
+			break;
 		case 'x':
 			expect_fail = true;
 			break;
@@ -646,7 +652,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-s SEED] [-a DEVICE] [-b DEVICE] [-o CASE]... [-p PAIRS] [-r ROUNDS] [-l MAX_LEN] [-t TIMEOUT] [-c RETRY_CNT] [-u FILE] [-x]\n",
+				"usage: %s [-s SEED] [-a DEVICE] [-b DEVICE] [-o CASE]... [-p PAIRS] [-r ROUNDS] [-l MAX_LEN] [-t TIMEOUT] [-c RETRY_CNT] [-u FILE] [-w SECONDS] [-x]\n",
 				argv[0]);
 			return 2;
 		}

@@ -17,7 +17,7 @@
 #define OPS_MAX		12		/* WRs per pair per round */
 #define MAX_INLINE	256
 #define CQ_DEPTH	1024
-#define WAIT_MS		30000		/* no completion for this long: hung */
+#define WAIT_MS		30000		/* default of wait_ms (-w) */
 #define LOG_MAX		20		/* mismatches logged per test */
 
 enum op_kind {
@@ -83,6 +83,7 @@ struct pair {
 
 /* -x: pairs that failed are expected to fail, not checked byte for byte */
 extern bool expect_fail;
+extern int wait_ms;	/* no completion for this long: hung (-w) */
 
 /* integrity_work.c */
 void side_close(struct side *s);

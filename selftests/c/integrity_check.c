@@ -156,7 +156,7 @@ int reap(struct side *sides, struct pair *pairs, int npairs,
 						logged);
 			}
 		}
-		if (vu_ms_since(&last) > WAIT_MS)
+		if (vu_ms_since(&last) > wait_ms)
 			break;
 	}
 	for (i = 0; i < npairs; i++) {
@@ -167,7 +167,7 @@ int reap(struct side *sides, struct pair *pairs, int npairs,
 				continue;
 			vu_diag("pair %d: failed, but WRs %d to %d were not flushed in %d s",
 				i, p->last_err + 1, p->nops - 1,
-				WAIT_MS / 1000);
+				wait_ms / 1000);
 			bad += p->nops - 1 - p->last_err;
 			continue;
 		}
@@ -175,7 +175,7 @@ int reap(struct side *sides, struct pair *pairs, int npairs,
 		    (p->sig_seen == p->nsig && p->rcv_seen == p->nrcv))
 			continue;
 		vu_diag("pair %d: no completion for %d s: %d of %d send and %d of %d receive completions",
-			i, WAIT_MS / 1000, p->sig_seen, p->nsig, p->rcv_seen,
+			i, wait_ms / 1000, p->sig_seen, p->nsig, p->rcv_seen,
 			p->nrcv);
 		for (k = 0; k < p->nops; k++)
 			vu_diag("  op %d: %s, %u bytes, %d SGEs%s", k,
