@@ -495,11 +495,15 @@ kmod_test() {
 # kernel's nvmet configfs (modules nvmet and nvmet_rdma): subsystem NQN,
 # open to any host, namespace i backed by the i-th PATH (a block device,
 # or a file, served with buffered I/O), listening on RDMA at IP:PORT as
-# port 1.
+# port 1; IP "tcp:ADDR": on NVMe/TCP at ADDR:PORT instead.
 nvmet_add() {
 	local nqn=$1 ip=$2 port=$3 cfs=/sys/kernel/config/nvmet i=0 ns path
+	local tr=rdma
 	shift 3
-	modprobe nvmet_rdma || return 1
+	if [ "${ip#tcp:}" != "$ip" ]; then
+		tr=tcp ip=${ip#tcp:}
+	fi
+	modprobe "nvmet_$tr" || return 1
 	# configfs (loaded with nvmet), mounted as its package would
 	mountpoint -q /sys/kernel/config ||
 		mount -t configfs none /sys/kernel/config || return 1
@@ -513,7 +517,7 @@ nvmet_add() {
 			echo 1 >"$ns/enable" || return 1
 	done
 	mkdir "$cfs/ports/1" &&
-		echo rdma >"$cfs/ports/1/addr_trtype" &&
+		echo "$tr" >"$cfs/ports/1/addr_trtype" &&
 		echo ipv4 >"$cfs/ports/1/addr_adrfam" &&
 		echo "$ip" >"$cfs/ports/1/addr_traddr" &&
 		echo "$port" >"$cfs/ports/1/addr_trsvcid" &&
