@@ -14,15 +14,20 @@
  *                  beside it keeps answering, and destroying the QP
  *                  returns within the limit too.
  *   ud_post_list   the same with 4096 linked UD SENDs of the path MTU.
- *   rc_post_list   the same with 4096 linked RC RDMA WRITEs of 1 MiB:
- *                  the window bounds a doorbell; every WRITE completes.
+ *   rc_post_list   the same with 256 linked RC RDMA WRITEs of 1 MiB (-r N:
+ *                  N of them) at path MTU 4096: the window bounds a
+ *                  doorbell; every WRITE completes.
  *
  * The limit (-l MS, default 2000) is a guard against a doorbell that keeps
  * its caller in the kernel for minutes (as one did, 92 s and more), far
  * above what any call takes even on a loaded host, not a speed check;
  * each case prints how long its calls took.
  *
- * usage: limits [-a DEVICE] [-b DEVICE] [-l MS]
+ * -t T sets the RC QPs' ACK timeout (4.096 us * 2^T, default 14: 67 ms); a
+ * debug kernel that takes milliseconds a packet needs a longer one, and
+ * fewer WRITEs (-r) to finish in the case's time.
+ *
+ * usage: limits [-a DEVICE] [-b DEVICE] [-l MS] [-r N] [-t T]
  */
 #include "kselftest_harness.h"
 
@@ -39,6 +44,8 @@
 
 static const char *dev_name[2] = { "sroce_h1", "sroce_h2" };
 static long limit_ms = 2000;
+static int rc_writes = 256;
+static int ack_timeout = 14;
 
 static long ms_between(const struct timespec *a, const struct timespec *b)
 {
@@ -71,11 +78,13 @@ static int pair(struct vu_end *a, struct ibv_qp *qa, struct vu_end *b,
 	int err;
 
 	c.mtu = mtu;
+	c.timeout = ack_timeout;
 	err = vu_connect(&a->dev, qa, &c);
 	if (err)
 		return err;
 	c = vu_conn_default(&a->dev, qa->qp_num, 0);
 	c.mtu = mtu;
+	c.timeout = ack_timeout;
 	return vu_connect(&b->dev, qb, &c);
 }
 
@@ -341,8 +350,8 @@ TEST_F_TIMEOUT(lim, rc_post_list, 300)
 {
 	struct ibv_qp *qa = qp_new(&self->a, IBV_QPT_RC, NWR, NSGE);
 	struct ibv_qp *qb = qp_new(&self->b, IBV_QPT_RC, 1, 1);
-	/* 256 MiB at MTU 4096: 64K packets, each doorbell a window of them. */
-	const int n = 256;
+	/* 256 MiB (by default) at MTU 4096: 64K packets, a window a doorbell. */
+	const int n = rc_writes;
 	struct ibv_wc wc;
 	long ms;
 
@@ -365,7 +374,7 @@ int main(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "a:b:l:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:l:r:t:")) != -1) {
 		switch (c) {
 		case 'a':
 		case 'b':
@@ -374,11 +383,22 @@ int main(int argc, char **argv)
 		case 'l':
 			limit_ms = atol(optarg);
 			break;
+		case 'r':
+			rc_writes = atoi(optarg);
+			break;
+		case 't':
+			ack_timeout = atoi(optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-a DEV] [-b DEV] [-l MS]\n",
-				argv[0]);
-			return 2;
+			rc_writes = 0;
+			break;
 		}
+	}
+	if (rc_writes < 1 || rc_writes > NWR || ack_timeout > 31) {
+		fprintf(stderr,
+			"usage: %s [-a DEV] [-b DEV] [-l MS] [-r 1..%d] [-t 0..31]\n",
+			argv[0], NWR);
+		return 2;
 	}
 	return test_harness_run(argc, argv);
 }
