@@ -427,18 +427,20 @@ rxe_run() {
 	return "$rc"
 }
 
+# PERFTEST_SLOW: the options a perftest program gets on the debug kernel
+# (none elsewhere): its QPs' ACK timeout 1 s (-u 18), not perftest's
+# 67 ms: there a READ's responses or a bidirectional SEND's ACKs can stall
+# longer than that seven times over, and the client ended with a
+# retry-exceeded error. Expand as ${PERFTEST_SLOW[@]+"${PERFTEST_SLOW[@]}"}.
+PERFTEST_SLOW=()
+debug_kernel && PERFTEST_SLOW=(-u 18)
+
 # perftest PROG SRV_HOST SRV_DEV CLI_HOST CLI_DEV FAMILY SERVER_IP ARGS...:
 # one perftest program (ib_send_bw, ib_read_lat, ...) between two hosts;
 # succeed if both ends finish and the client prints its result table with
-# numbers (perftest_retry). On the debug kernel the QPs' ACK timeout is
-# 1 s (-u 18), not perftest's 67 ms: there a READ's responses or a
-# bidirectional SEND's ACKs can stall longer than that seven times over,
-# and the client ended with a retry-exceeded error.
+# numbers (perftest_retry), with PERFTEST_SLOW.
 perftest() {
-	local slow=()
-
-	debug_kernel && slow=(-u 18)
-	perftest_retry app_pair -x "$@" "${slow[@]}"
+	perftest_retry app_pair -x "$@" ${PERFTEST_SLOW[@]+"${PERFTEST_SLOW[@]}"}
 }
 
 # perftest_retry CMD...: CMD runs one perftest pair (app_pair -x,

@@ -318,12 +318,12 @@ defaults
 # --- the pacer: rpg_max_rate caps a QP that enters RTS after it is set.
 # The cap, in Mbit/s: 40 (unpaced, this link carries some 200 Mbit/s); 2
 # on the debug kernel, which moves 5 to 7 Mbit/s unpaced, so that 40 would
-# check nothing. There the RC QPs also get a 1 s ACK timeout (-u 18), as
-# perftest() gives them: a window's ACKs take longer than 67 ms; and the
+# check nothing. There the RC QPs also get PERFTEST_SLOW (lib.sh): a
+# window's ACKs take longer than perftest's 67 ms ACK timeout; and the
 # programs run 12 s instead of 5, so that the 3 s measured (from the first
 # 256 KiB, a second at 2 Mbit/s) end before they do.
-pace=40 slow=() dur=5
-debug_kernel && pace=2 slow=(-u 18) dur=12
+pace=40 dur=5
+debug_kernel && pace=2 dur=12
 # Never above the cap; below it by what late timers cost under TCG (up to
 # a fifth in a loaded guest): the band is half the cap to 2.5% above it.
 lo=$((pace * 500)) hi=$((pace * 1025))
@@ -364,13 +364,13 @@ paced() {
 }
 in_band() { [ "$kbps" -ge "$lo" ] && [ "$kbps" -le "$hi" ]; }
 setcc 1 rpg_max_rate "$pace"
-paced ib_write_bw 18556 1 "${slow[@]}"
+paced ib_write_bw 18556 1 ${PERFTEST_SLOW[@]+"${PERFTEST_SLOW[@]}"}
 ktap_check "ib_write_bw with rpg_max_rate $pace Mbit/s" test "$rc" -eq 0
 ktap_check "the pacer holds the link at $band" in_band
 defaults
 # READ responses leave at the responder's QP's rate
 setcc 2 rpg_max_rate "$pace"
-paced ib_read_bw 18557 2 "${slow[@]}"
+paced ib_read_bw 18557 2 ${PERFTEST_SLOW[@]+"${PERFTEST_SLOW[@]}"}
 ktap_check "ib_read_bw with the responder's rpg_max_rate $pace Mbit/s" \
 	test "$rc" -eq 0
 ktap_check "READ responses held at $band" in_band

@@ -84,14 +84,11 @@ MODES=${DCQCN_MODES:-off ect on}
 # The debug kernel (KASAN, lockdep) moves some 15 Mbit/s with three
 # senders (the stock kernels fill the 60 Mbit/s bottleneck) and takes
 # seconds to start a perftest program: there the bottleneck is 8 Mbit/s,
-# the flows run twice as long, and their QPs get a 1 s ACK timeout (-u 18,
-# as perftest() gives them), not 67 ms, after which it resent most windows;
+# the flows run twice as long, and their QPs get PERFTEST_SLOW (lib.sh: a
+# 1 s ACK timeout, not 67 ms, after which it resent most windows);
 # the on mode's no drop, utilisation and queue are skipped (loop_check).
-FLOW_ARGS=()
-if debug_kernel; then
+debug_kernel &&
 	: "${DCQCN_RATE:=8}" "${DCQCN_DURATION:=40}" "${DCQCN_LATE:=8}"
-	FLOW_ARGS=(-u 18)
-fi
 RATE=${DCQCN_RATE:-60}
 TCG_PARAMS="rpg_max_rate=$RATE clamp_tgt_rate=1
 rate_to_set_on_first_cnp=$((RATE / 2)) rpg_time_reset=20000
@@ -266,7 +263,7 @@ flow() {
 	local i=$1
 	host_exec "$i" timeout $(($2 + 60)) nice -n 19 ib_write_bw -d "sroce_h$i" \
 		-x "${GID[i]}" -p "$(flow_port "$i")" -D "$2" -F \
-		${FLOW_ARGS[@]+"${FLOW_ARGS[@]}"} "$(host_ip "$RCV")" \
+		${PERFTEST_SLOW[@]+"${PERFTEST_SLOW[@]}"} "$(host_ip "$RCV")" \
 		>"$tmp/client$i" 2>&1 &
 	CPID[i]=$!
 	pids+=("$!")
@@ -279,7 +276,7 @@ servers() {
 		[ "$i" = 3 ] && d=$((DURATION / 2))
 		host_exec "$RCV" timeout $((DURATION + LATE + 90)) ib_write_bw \
 			-d "sroce_h$RCV" -x "${GID[RCV]}" -p "$(flow_port "$i")" \
-			-D "$d" -F ${FLOW_ARGS[@]+"${FLOW_ARGS[@]}"} \
+			-D "$d" -F ${PERFTEST_SLOW[@]+"${PERFTEST_SLOW[@]}"} \
 			>"$tmp/server$i" 2>&1 &
 		SPID[i]=$!
 		pids+=("$!")
