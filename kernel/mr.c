@@ -687,50 +687,135 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 	return err;
 }
 
+/*
+ * Add @n bytes of @page from @off to @skb as a fragment holding a page
+ * reference, or extend the last fragment when they continue it. The
+ * caller keeps one fragment for the trailer. Return: 0 or -E2BIG.
+ */
+static int sroce_skb_add_page(struct sk_buff *skb, struct page *page,
+			      unsigned int off, u32 n)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	int i = sh->nr_frags;
+
+	if (skb_can_coalesce(skb, i, page, off)) {
+		skb_frag_size_add(&sh->frags[i - 1], n);
+	} else if (i < MAX_SKB_FRAGS - 1) {
+		get_page(page);
+		skb_fill_page_desc(skb, i, page, off, n);
+	} else {
+		return -E2BIG;
+	}
+	skb->len += n;
+	skb->data_len += n;
+	skb->truesize += n;
+	return 0;
+}
+
+/*
+ * Add a copy of @n bytes (at most a page) of a kernel MR at @iova to @skb
+ * as a fragment of its own. Return: 0, -E2BIG or -ENOMEM.
+ */
+static int sroce_skb_add_copy(struct sroce_mr *mr, u64 iova,
+			      struct sk_buff *skb, u32 n)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	struct page *page;
+	u8 *buf;
+
+	if (sh->nr_frags >= MAX_SKB_FRAGS - 1)
+		return -E2BIG;
+	buf = netdev_alloc_frag(n);
+	if (!buf)
+		return -ENOMEM;
+	sroce_mr_copy(mr, iova, buf, n, SROCE_FROM_MR);
+	page = virt_to_head_page(buf);
+	skb_fill_page_desc(skb, sh->nr_frags, page, buf - (u8 *)page_address(page),
+			   n);
+	skb->len += n;
+	skb->data_len += n;
+	skb->truesize += n;
+	return 0;
+}
+
+/*
+ * The page under a kernel address, if a packet may hold it by reference:
+ * one of the direct map's, not slab memory (sendpage_ok(), which the
+ * socket layer and nvme-tcp ask too before they send a page by reference).
+ */
+static struct page *sroce_kva_page(const u8 *va)
+{
+	struct page *page;
+
+	if (!virt_addr_valid(va))
+		return NULL;
+	page = virt_to_page(va);
+	return sendpage_ok(page) ? page : NULL;
+}
+
+/*
+ * Add a checked range, at most a page, of a DMA or fast-registration MR
+ * to @skb in two fragments at most: by reference to the pages under its
+ * kernel addresses where it lies in one block and every page may be held
+ * (sroce_kva_page()), else as one fragment with a copy.
+ */
+static int sroce_mr_attach_kernel(struct sroce_mr *mr, u64 iova,
+				  struct sk_buff *skb, u32 len)
+{
+	struct page *page, *next = NULL;
+	unsigned int off;
+	u32 n, first;
+	u8 *va;
+
+	va = sroce_mr_map(mr, iova, len, &n);
+	off = offset_in_page(va);
+	first = min_t(u32, len, PAGE_SIZE - off);
+	page = n == len ? sroce_kva_page(va) : NULL;
+	if (page && first < len)
+		next = sroce_kva_page(va + first);
+	if (!page || (first < len && !next))
+		return sroce_skb_add_copy(mr, iova, skb, len);
+	if (sroce_skb_add_page(skb, page, off, first))
+		return -E2BIG;
+	return next ? sroce_skb_add_page(skb, next, 0, len - first) : 0;
+}
+
 /**
- * sroce_mr_attach() - add a checked range of a user MR to an skb
+ * sroce_mr_attach() - add a checked range of an MR to an skb by reference
  * @mr: the region
  * @iova: first byte, checked by sroce_mr_check()
  * @skb: the packet: the pages become its fragments, each with a page
  *	 reference; a range that continues the last fragment extends it
- * @len: bytes
+ * @len: bytes, at most a page
  *
- * One fragment is left for the caller's trailer (sroce_skb_end_frags()).
- * The pages are pinned by the MR; the references keep them after a
- * deregistration, and after their owner unmaps them, until the packet is
- * gone: the packet then carries what they hold, never another's memory.
- * They may be a read-only or shared file mapping's (page cache): the skb
- * is marked SKBFL_SHARED_FRAG, as sendfile marks its pages, so that no
- * layer writes into them in place (an IPsec receiver, a checksum helper)
- * without copying first. Any context.
- * Return: 0, or -E2BIG for a kernel MR or when the fragments run out.
+ * A user MR's pages are pinned by the MR; a kernel MR's are its owner's
+ * (sroce_mr_attach_kernel(): some are copied). The references keep them
+ * after a deregistration, and after their owner unmaps or frees them,
+ * until the packet is gone: the packet then carries what they hold, never
+ * another's memory. They may be a read-only or shared file mapping's
+ * (page cache): the skb is marked SKBFL_SHARED_FRAG, as sendfile marks its
+ * pages, so that no layer writes into them in place (an IPsec receiver, a
+ * checksum helper) without copying first. The range adds two fragments
+ * at most, and one is left for the caller's trailer
+ * (sroce_skb_end_frags()). Any context.
+ * Return: 0, -E2BIG when the fragments run out, or -ENOMEM.
  */
 int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 		    u32 len)
 {
 	u64 pos = iova - mr->iova + mr->offset;
-	struct skb_shared_info *sh = skb_shinfo(skb);
+	int err;
 
+	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
 	if (mr->kind != SROCE_MR_USER)
-		return -E2BIG;
-	sh->flags |= SKBFL_SHARED_FRAG;
+		return sroce_mr_attach_kernel(mr, iova, skb, len);
 	while (len) {
-		unsigned int in_page = offset_in_page(pos);
 		unsigned int n = sroce_page_span(pos, len, PAGE_SIZE);
-		struct page *page = mr->pages[pos >> PAGE_SHIFT];
-		int i = sh->nr_frags;
 
-		if (skb_can_coalesce(skb, i, page, in_page)) {
-			skb_frag_size_add(&sh->frags[i - 1], n);
-		} else if (i < MAX_SKB_FRAGS - 1) {
-			get_page(page);
-			skb_fill_page_desc(skb, i, page, in_page, n);
-		} else {
-			return -E2BIG;
-		}
-		skb->len += n;
-		skb->data_len += n;
-		skb->truesize += n;
+		err = sroce_skb_add_page(skb, mr->pages[pos >> PAGE_SHIFT],
+					 offset_in_page(pos), n);
+		if (err)
+			return err;
 		pos += n;
 		len -= n;
 	}
@@ -821,14 +906,14 @@ int sroce_sgl_copy_skb(const struct sroce_sgl *l, u64 off,
 
 /**
  * sroce_sgl_attach() - add part of a message to an skb without copying it
- * @l: the message's SGE list, in user MRs
+ * @l: the message's SGE list
  * @off: offset in the message
  * @skb: the packet: the pages become its fragments, each with a reference
  * @len: bytes
  *
  * Any context (sroce_mr_attach()).
- * Return: as sroce_sgl_copy(), or -E2BIG for a DMA MR or when @skb runs
- * out of fragments (one is kept for sroce_skb_end_frags()).
+ * Return: as sroce_sgl_copy(), or -E2BIG when @skb runs out of fragments
+ * (one is kept for sroce_skb_end_frags()), or -ENOMEM.
  */
 int sroce_sgl_attach(const struct sroce_sgl *l, u64 off, struct sk_buff *skb,
 		     u32 len)

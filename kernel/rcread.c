@@ -108,9 +108,8 @@ bool sroce_rcread_burst(struct sroce_qp *qp)
 		else
 			bth.opcode = SROCE_RC_READ_RESPONSE_MIDDLE;
 		hdr = sroce_opcode_hdr_len(bth.opcode);
-		/* A user's MR goes as its pages (design.rst, zero copy). */
-		zc = paylen >= SROCE_ZEROCOPY_MIN &&
-		     mr->kind == SROCE_MR_USER;
+		/* The MR's pages go by reference (design.rst, zero copy). */
+		zc = paylen >= SROCE_ZEROCOPY_MIN;
 		skb = sroce_qp_skb_alloc(qp, hdr + (zc ? 0 : paylen + bth.pad));
 		if (skb && zc &&
 		    (sroce_mr_attach(mr, rd->va, skb, paylen) ||

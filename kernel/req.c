@@ -132,7 +132,7 @@ static enum ib_wc_status sroce_req_gather(struct sroce_qp *qp, u32 idx,
 		err = sroce_sgl_copy(&l, off, buf, len, SROCE_FROM_MR);
 	if (err == -ENOSPC)
 		return IB_WC_LOC_LEN_ERR;
-	if (err == -E2BIG)
+	if (err == -E2BIG || err == -ENOMEM)
 		return IB_WC_LOC_QP_OP_ERR;
 	return err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 }
@@ -470,20 +470,42 @@ static void sroce_req_take(struct sroce_qp *qp, struct sroce_sq_wqe *e)
 }
 
 /*
- * May the payload of this packet go as the MR's own pages rather than a
- * copy (sroce_sgl_attach())? For an RC QP of a user, where the WQE
- * completes only once the peer has acknowledged the data, so a packet
- * still on its way never reads a buffer its owner took back; not for
- * a few bytes, which are cheaper to copy. Each SGE adds two fragments at
- * most (a packet's payload is at most a page), and the trailer one.
+ * May the payload of this packet, @paylen bytes at message offset @off of
+ * the WQE in slot @idx, go as the MRs' own pages rather than a copy
+ * (sroce_sgl_attach())? For an RC QP, where a WQE completes only once the
+ * peer has acknowledged its data, so a packet still on its way never reads
+ * a buffer its owner took back; not for a few bytes, which are cheaper to
+ * copy. Each SGE the packet touches adds two fragments at most (a packet's
+ * payload is at most a page), and the trailer one: the SGEs are counted
+ * from the lengths in the ring, which the gather reads and checks again
+ * (a user who changes them meanwhile gets IB_WC_LOC_QP_OP_ERR).
  */
-static bool sroce_req_zerocopy(struct sroce_qp *qp,
-			       const struct sroce_send_wqe *w, u32 paylen)
+static bool sroce_req_zerocopy(struct sroce_qp *qp, u32 idx,
+			       const struct sroce_send_wqe *w, u32 off,
+			       u32 paylen)
 {
-	return sroce_qp_is_user(qp) && qp->ibqp.qp_type == IB_QPT_RC &&
-	       !(w->send_flags & SROCE_SEND_INLINE) &&
-	       paylen >= SROCE_ZEROCOPY_MIN &&
-	       w->num_sge <= (MAX_SKB_FRAGS - 1) / 2;
+	const struct sroce_sge *sge;
+	u32 i, n, touched = 0;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC ||
+	    (w->send_flags & SROCE_SEND_INLINE) ||
+	    paylen < SROCE_ZEROCOPY_MIN)
+		return false;
+	if (w->num_sge <= SROCE_ZEROCOPY_SGES)
+		return true;
+	sge = (const void *)(sroce_queue_slot(&qp->sq, idx) + sizeof(*w));
+	for (i = 0; i < w->num_sge && paylen; i++) {
+		n = READ_ONCE(sge[i].length);
+		if (off >= n) {
+			off -= n;
+			continue;
+		}
+		if (++touched > SROCE_ZEROCOPY_SGES)
+			return false;
+		paylen -= min(n - off, paylen);
+		off = 0;
+	}
+	return true;
 }
 
 /* Is @psn inside the RC send window, rq->window PSNs from una? */
@@ -534,7 +556,7 @@ static enum ib_wc_status sroce_req_packet(struct sroce_qp *qp, u32 idx,
 
 	opcode = sroce_rc_opcode(qpt, e->op, first, last);
 	off = SROCE_BTH_BYTES + sroce_req_ext_len(opcode);
-	zc = sroce_req_zerocopy(qp, &e->w, paylen);
+	zc = sroce_req_zerocopy(qp, idx, &e->w, k * mtu, paylen);
 	skb = sroce_qp_skb_alloc(qp, off + (zc ? 0 : paylen + pad));
 	if (!skb)
 		return IB_WC_LOC_QP_OP_ERR;

@@ -31,6 +31,8 @@ static inline bool sroce_skb_napi_ok(void)
 
 /* Payloads from this size on go as an MR's pages rather than a copy. */
 #define SROCE_ZEROCOPY_MIN	256
+/* SGEs one such packet may touch: two fragments each, and the trailer's */
+#define SROCE_ZEROCOPY_SGES	((MAX_SKB_FRAGS - 1) / 2)
 
 int sroce_skb_end_frags(struct sk_buff *skb, unsigned int pad);
 u32 sroce_skb_crc_copy(struct sk_buff *skb, unsigned int off,

@@ -20,11 +20,14 @@ static char *dev = "sroce0";
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "the sroce device to test");
 
-#define NCASES		15
+#define NCASES		19
 #define NPAGES		3
 #define OFF		100	/* the registration starts here in page 0 */
 #define LEN		(NPAGES * PAGE_SIZE - OFF)
 #define MSG		64
+
+#define SMALL		512	/* rs's blocks: a packet spans two or three */
+#define NSGE		16
 
 /* Pages that are not contiguous, mapped and registered in a FAST MR. */
 struct frt_region {
@@ -39,6 +42,7 @@ struct frt {
 	struct ib_qp *a, *b;
 	struct frt_region ra;		/* A's, accessed by B */
 	struct frt_region rb;		/* B's, a READ's sink */
+	struct frt_region rs;		/* A's, in blocks of SMALL bytes */
 	struct ib_wc stash[8];		/* polled while waiting for another */
 	int nstash;
 };
@@ -50,7 +54,7 @@ static struct ib_qp *frt_qp(struct frt *t)
 		.recv_cq = t->base.cq,
 		.cap = {
 			.max_send_wr = 8, .max_recv_wr = 4,
-			.max_send_sge = 1, .max_recv_sge = 1,
+			.max_send_sge = NSGE, .max_recv_sge = 1,
 		},
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
@@ -218,13 +222,15 @@ static int frt_write(struct frt *t, u64 id)
 			id);
 }
 
-/* Do the region's pages hold out[] from OFF on? */
-static bool frt_holds(const struct frt_region *r, const u8 *out)
+/* Do the region's pages hold the @len bytes of out[] from OFF on? */
+static bool frt_holds_n(const struct frt_region *r, const u8 *out,
+			size_t len)
 {
 	size_t pos = 0, i;
 
-	for (i = 0; i < NPAGES; i++) {
-		size_t from = i ? 0 : OFF, n = PAGE_SIZE - from;
+	for (i = 0; i < NPAGES && pos < len; i++) {
+		size_t from = i ? 0 : OFF;
+		size_t n = min_t(size_t, PAGE_SIZE - from, len - pos);
 
 		if (memcmp(page_address(r->pages[i]) + from, out + pos, n))
 			return false;
@@ -233,8 +239,16 @@ static bool frt_holds(const struct frt_region *r, const u8 *out)
 	return true;
 }
 
-/* Map the region's pages into its MR from OFF; the entries mapped. */
-static int frt_map(struct frt *t, struct frt_region *r)
+static bool frt_holds(const struct frt_region *r, const u8 *out)
+{
+	return frt_holds_n(r, out, LEN);
+}
+
+/*
+ * Map the region's pages into its MR from OFF, in blocks of @bsize bytes;
+ * the entries mapped.
+ */
+static int frt_map(struct frt *t, struct frt_region *r, unsigned int bsize)
 {
 	unsigned int off = OFF;
 	int i;
@@ -250,14 +264,15 @@ static int frt_map(struct frt *t, struct frt_region *r)
 	    NPAGES)
 		return -ENOMEM;
 	r->mapped = true;
-	r->mr = ib_alloc_mr(t->base.pd, IB_MR_TYPE_MEM_REG, NPAGES);
+	r->mr = ib_alloc_mr(t->base.pd, IB_MR_TYPE_MEM_REG,
+			    NPAGES * (PAGE_SIZE / bsize));
 	if (IS_ERR(r->mr)) {
 		int err = PTR_ERR(r->mr);
 
 		r->mr = NULL;
 		return err;
 	}
-	return ib_map_mr_sg(r->mr, r->sg, NPAGES, &off, PAGE_SIZE);
+	return ib_map_mr_sg(r->mr, r->sg, NPAGES, &off, bsize);
 }
 
 static void frt_unmap(struct frt *t, struct frt_region *r)
@@ -404,6 +419,117 @@ static void frt_cases_order(struct frt *t)
 	     "READ, then REG_MR: both succeed, in order (%d, %d)", err, n);
 }
 
+/*
+ * A WRITE of @n SGEs by B through A's rkey into ra, from @addr[i] in
+ * @lkey, @len[i] bytes each; its status.
+ */
+static int frt_write_sges(struct frt *t, u32 lkey, const u64 *addr,
+			  const u32 *len, int n, u64 id)
+{
+	struct ib_sge sge[NSGE];
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = id, .opcode = IB_WR_RDMA_WRITE, .sg_list = sge,
+			.num_sge = n, .send_flags = IB_SEND_SIGNALED },
+		.remote_addr = t->ra.mr->iova,
+		.rkey = t->ra.mr->rkey,
+	};
+	int i;
+
+	for (i = 0; i < n; i++)
+		sge[i] = (struct ib_sge){ .addr = addr[i], .length = len[i],
+					  .lkey = lkey };
+	return frt_post(t->b, &wr.wr) ?: frt_wait(t, id, NULL);
+}
+
+/*
+ * Kernel memory as a packet's payload: the pages of a page allocation go
+ * by reference, slab memory and pieces split across blocks are copied, a
+ * packet over more SGEs than fragments allow is copied. Each must carry
+ * the bytes as posted.
+ */
+static void frt_cases_payload(struct frt *t)
+{
+	int rw = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		 IB_ACCESS_REMOTE_READ;
+	u32 lkey = t->base.pd->local_dma_lkey, len[NSGE];
+	u8 *want = t->base.buf + LEN, *slab;
+	struct ib_send_wr inv = { .wr_id = 0x1c, .opcode = IB_WR_LOCAL_INV,
+				  .send_flags = IB_SEND_SIGNALED };
+	u64 addr[NSGE], dma;
+	size_t i, n;
+	int s, r;
+
+	/* ra is VALID from the cases before: closed, then opened again. */
+	inv.ex.invalidate_rkey = t->ra.mr->rkey;
+	s = frt_pair(t) ?: frt_post(t->a, &inv) ?: frt_wait(t, inv.wr_id, NULL);
+	s = s ?: frt_reg(t, t->a, t->ra.mr, rw, 0x20);
+
+	/* Slab memory (a kmalloc of 2 KiB): copied. */
+	slab = kmalloc(2 * 1024, GFP_KERNEL);
+	r = -ENOMEM;
+	if (!s && slab) {
+		for (i = 0; i < 2000; i++)
+			slab[i] = i * 13 + 5;
+		dma = ib_dma_map_single(t->base.ibdev, slab, 2000,
+					DMA_TO_DEVICE);
+		len[0] = 2000;
+		r = frt_write_sges(t, lkey, &dma, len, 1, 0x21);
+		ib_dma_unmap_single(t->base.ibdev, dma, 2000, DMA_TO_DEVICE);
+	}
+	CASE(!s && !r && frt_holds_n(&t->ra, slab, 2000),
+	     "WRITE of 2000 bytes of slab memory (copied): they land (%d, %d)",
+	     s, r);
+	kfree(slab);
+
+	/* NSGE pieces of 64 bytes, one packet: more than its fragments. */
+	for (i = 0, n = 0; i < NSGE; i++) {
+		addr[i] = t->base.dma + i * 100;
+		len[i] = 64;
+		memcpy(want + n, t->base.buf + i * 100, 64);
+		n += 64;
+	}
+	s = frt_write_sges(t, lkey, addr, len, NSGE, 0x22);
+	CASE(!s && frt_holds_n(&t->ra, want, n),
+	     "WRITE of %d SGEs of 64 bytes in one packet (copied): they land in order (%d)",
+	     NSGE, s);
+
+	/* 11 SGEs of 1 KiB, apart: each packet touches one (by reference). */
+	for (i = 0, n = 0; i < 11; i++) {
+		addr[i] = t->base.dma + i * 1100;
+		len[i] = 1024;
+		n += 1024;
+	}
+	for (i = 0; i < 11; i++)
+		memcpy(want + i * 1024, t->base.buf + i * 1100, 1024);
+	s = frt_write_sges(t, lkey, addr, len, 11, 0x23);
+	CASE(!s && frt_holds_n(&t->ra, want, n),
+	     "WRITE of 11 SGEs of 1 KiB, one per packet (by reference): they land in order (%d)",
+	     s);
+
+	/* READ responses from blocks of SMALL bytes: copied. */
+	for (i = 0; i < NPAGES; i++)
+		memset(page_address(t->rs.pages[i]), 0x31 + i, PAGE_SIZE);
+	s = frt_pair(t) ?: frt_reg(t, t->a, t->rs.mr, rw, 0x24);
+	r = -1;
+	if (!s) {
+		struct ib_sge sge = { .addr = t->base.dma + LEN, .length = LEN,
+				      .lkey = lkey };
+		struct ib_rdma_wr rd = {
+			.wr = { .wr_id = 0x25, .opcode = IB_WR_RDMA_READ,
+				.sg_list = &sge, .num_sge = 1,
+				.send_flags = IB_SEND_SIGNALED },
+			.remote_addr = t->rs.mr->iova,
+			.rkey = t->rs.mr->rkey,
+		};
+
+		memset(want, 0, LEN);
+		r = frt_post(t->b, &rd.wr) ?: frt_wait(t, rd.wr.wr_id, NULL);
+	}
+	CASE(!s && !r && frt_holds(&t->rs, want),
+	     "READ from a FAST MR in blocks of %d bytes (copied): it brings them back (%d, %d)",
+	     SMALL, s, r);
+}
+
 static void frt_cases(struct frt *t)
 {
 	int rw = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
@@ -428,12 +554,13 @@ static void frt_cases(struct frt *t)
 	if (!IS_ERR(mr))
 		ib_dereg_mr(mr);
 
-	s = frt_map(t, &t->ra);
+	s = frt_map(t, &t->ra, PAGE_SIZE);
 	CASE(s == NPAGES && t->ra.mr->iova == sg_dma_address(t->ra.sg) + OFF &&
 	     t->ra.mr->length == LEN,
 	     "ib_map_mr_sg: %d pages apart from offset %d: all mapped, iova and length (%d)",
 	     NPAGES, OFF, s);
-	if (s != NPAGES || frt_map(t, &t->rb) != NPAGES) {
+	if (s != NPAGES || frt_map(t, &t->rb, PAGE_SIZE) != NPAGES ||
+	    frt_map(t, &t->rs, SMALL) != NPAGES) {
 		pr_info("Bail out! no fast-registration MRs\n");
 		return;
 	}
@@ -459,6 +586,7 @@ static void frt_cases(struct frt *t)
 
 	frt_cases_inv(t);
 	frt_cases_order(t);
+	frt_cases_payload(t);
 	frt_unpair(t);
 }
 
@@ -474,6 +602,7 @@ static int __init frt_init(void)
 		err = kvt_open(&t->base, dev, 2 * LEN + MSG, NULL, t);
 		if (!err)
 			frt_cases(t);
+		frt_unmap(t, &t->rs);
 		frt_unmap(t, &t->rb);
 		frt_unmap(t, &t->ra);
 		kvt_close(&t->base);
