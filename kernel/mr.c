@@ -28,6 +28,7 @@
 #include "mr.h"
 #include "queue.h"
 #include "recv.h"
+#include "xmit.h"
 
 static u32 sroce_mr_key(u32 index, u8 gen)
 {
@@ -688,69 +689,21 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 }
 
 /*
- * Add @n bytes of @page from @off to @skb as a fragment holding a page
- * reference, or extend the last fragment when they continue it. The
- * caller keeps one fragment for the trailer. Return: 0 or -E2BIG.
- */
-static int sroce_skb_add_page(struct sk_buff *skb, struct page *page,
-			      unsigned int off, u32 n)
-{
-	struct skb_shared_info *sh = skb_shinfo(skb);
-	int i = sh->nr_frags;
-
-	if (skb_can_coalesce(skb, i, page, off)) {
-		skb_frag_size_add(&sh->frags[i - 1], n);
-	} else if (i < MAX_SKB_FRAGS - 1) {
-		get_page(page);
-		skb_fill_page_desc(skb, i, page, off, n);
-	} else {
-		return -E2BIG;
-	}
-	skb->len += n;
-	skb->data_len += n;
-	skb->truesize += n;
-	return 0;
-}
-
-/*
  * Add a copy of @n bytes (at most a page) of a kernel MR at @iova to @skb
  * as a fragment of its own. Return: 0, -E2BIG or -ENOMEM.
  */
 static int sroce_skb_add_copy(struct sroce_mr *mr, u64 iova,
 			      struct sk_buff *skb, u32 n)
 {
-	struct skb_shared_info *sh = skb_shinfo(skb);
-	struct page *page;
 	u8 *buf;
 
-	if (sh->nr_frags >= MAX_SKB_FRAGS - 1)
+	if (skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS - 1)
 		return -E2BIG;
-	buf = netdev_alloc_frag(n);
+	buf = sroce_skb_frag_append(skb, n);
 	if (!buf)
 		return -ENOMEM;
 	sroce_mr_copy(mr, iova, buf, n, SROCE_FROM_MR);
-	page = virt_to_head_page(buf);
-	skb_fill_page_desc(skb, sh->nr_frags, page, buf - (u8 *)page_address(page),
-			   n);
-	skb->len += n;
-	skb->data_len += n;
-	skb->truesize += n;
 	return 0;
-}
-
-/*
- * The page under a kernel address, if a packet may hold it by reference:
- * one of the direct map's, not slab memory (sendpage_ok(), which the
- * socket layer and nvme-tcp ask too before they send a page by reference).
- */
-static struct page *sroce_kva_page(const u8 *va)
-{
-	struct page *page;
-
-	if (!virt_addr_valid(va))
-		return NULL;
-	page = virt_to_page(va);
-	return sendpage_ok(page) ? page : NULL;
 }
 
 /*

@@ -126,6 +126,81 @@ struct sk_buff *sroce_qp_skb_alloc(struct sroce_qp *qp, unsigned int len)
 }
 
 /**
+ * sroce_skb_frag_append() - add a fragment of new memory to a packet
+ * @skb: the packet, with room for one more fragment
+ * @n: bytes, at most a page
+ *
+ * Return: where the caller writes the fragment's @n bytes, or NULL.
+ */
+u8 *sroce_skb_frag_append(struct sk_buff *skb, unsigned int n)
+{
+	struct page *page;
+	u8 *buf;
+
+	buf = netdev_alloc_frag(n);
+	if (!buf)
+		return NULL;
+	page = virt_to_head_page(buf);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
+			   buf - (u8 *)page_address(page), n);
+	skb->len += n;
+	skb->data_len += n;
+	skb->truesize += n;
+	return buf;
+}
+
+/**
+ * sroce_skb_add_page() - add part of a page to a packet by reference
+ * @skb: the packet
+ * @page: the page
+ * @off: first byte in @page
+ * @n: bytes
+ *
+ * Adds a fragment holding a reference to @page, or extends the last
+ * fragment when the bytes continue it. One fragment is always left for
+ * the trailer (sroce_skb_end_frags()).
+ * Return: 0 or -E2BIG.
+ */
+int sroce_skb_add_page(struct sk_buff *skb, struct page *page,
+		       unsigned int off, unsigned int n)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	int i = sh->nr_frags;
+
+	if (skb_can_coalesce(skb, i, page, off)) {
+		skb_frag_size_add(&sh->frags[i - 1], n);
+	} else if (i < MAX_SKB_FRAGS - 1) {
+		get_page(page);
+		skb_fill_page_desc(skb, i, page, off, n);
+	} else {
+		return -E2BIG;
+	}
+	skb->len += n;
+	skb->data_len += n;
+	skb->truesize += n;
+	return 0;
+}
+
+/**
+ * sroce_kva_page() - the page under a kernel address, if a packet may hold it
+ * @va: the address
+ *
+ * A packet may hold a page of the direct map by reference, not slab
+ * memory: sendpage_ok(), which the socket layer and nvme-tcp ask too
+ * before they send a page by reference.
+ * Return: the page, or NULL.
+ */
+struct page *sroce_kva_page(const void *va)
+{
+	struct page *page;
+
+	if (!virt_addr_valid(va))
+		return NULL;
+	page = virt_to_page(va);
+	return sendpage_ok(page) ? page : NULL;
+}
+
+/**
  * sroce_skb_end_frags() - end a packet whose payload is in page fragments
  * @skb: from sroce_skb_alloc() with only the headers in its data, then
  *	 the payload added as fragments, one fragment left
@@ -137,19 +212,11 @@ struct sk_buff *sroce_qp_skb_alloc(struct sroce_qp *qp, unsigned int len)
 int sroce_skb_end_frags(struct sk_buff *skb, unsigned int pad)
 {
 	unsigned int n = pad + SROCE_ICRC_BYTES;
-	struct page *page;
-	u8 *t;
+	u8 *t = sroce_skb_frag_append(skb, n);
 
-	t = netdev_alloc_frag(n);
 	if (!t)
 		return -ENOMEM;
 	memset(t, 0, n);
-	page = virt_to_head_page(t);
-	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
-			   t - (u8 *)page_address(page), n);
-	skb->len += n;
-	skb->data_len += n;
-	skb->truesize += n;
 	return 0;
 }
 

@@ -34,6 +34,10 @@ static inline bool sroce_skb_napi_ok(void)
 /* SGEs one such packet may touch: two fragments each, and the trailer's */
 #define SROCE_ZEROCOPY_SGES	((MAX_SKB_FRAGS - 1) / 2)
 
+u8 *sroce_skb_frag_append(struct sk_buff *skb, unsigned int n);
+int sroce_skb_add_page(struct sk_buff *skb, struct page *page,
+		       unsigned int off, unsigned int n);
+struct page *sroce_kva_page(const void *va);
 int sroce_skb_end_frags(struct sk_buff *skb, unsigned int pad);
 u32 sroce_skb_crc_copy(struct sk_buff *skb, unsigned int off,
 		       unsigned int len, void *to, u32 crc);
