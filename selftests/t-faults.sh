@@ -51,14 +51,18 @@ WORK=(-o xfer.rc_ipv4 -p 4 -l 65536)
 # of retries: there the fault rounds' QPs wait 1 s (-t 18), and a run may
 # take four times as long. A READ whose responses netem's jitter reorders
 # advances only to the first one out of order per timeout (late responses
-# are dropped, as rxe does, and the timer resends), so with 1 s timeouts
-# a 64 KiB READ may complete nothing for longer than integrity's 30 s: a
-# pair is hung there after 120 s (-w).
-SLOW=() LIMIT=150
+# are dropped, as rxe does, and the timer resends): about two packets per
+# timeout. So with 1 s timeouts a 64 KiB READ may complete nothing for
+# longer than integrity's 30 s: a pair is hung there after 120 s (-w). At
+# path MTU 256 such a READ is 256 packets, some 150 timeouts: there the
+# jitter case's messages are 16 KiB at most (64 packets, some 40 s).
+SLOW=() JITTER=() LIMIT=150
 if debug_kernel; then
 	SLOW=(-t 18 -w 120)
+	JITTER=(-l 16384)
 	LIMIT=600
 fi
+EXTRA=()	# more arguments for integrity, for one case
 
 resources_mark 1 2
 
@@ -148,7 +152,7 @@ fault() {
 		ktap_fail "$name: counters"
 		return
 	fi
-	integrity -r 3 "${SLOW[@]}"
+	integrity -r 3 "${SLOW[@]}" "${EXTRA[@]}"
 	rc=$?
 	netem_off
 	show "$name (netem $*)"
@@ -167,7 +171,9 @@ fault "loss 1%" "rc_ack_timeouts + rc_seq_naks_rcvd > 0" loss 1%
 fault "loss 10%" "rc_ack_timeouts > 0 && rc_seq_naks_sent > 0 && rc_seq_naks_rcvd > 0" loss 10%
 fault "duplicate 5%" "rc_duplicate_requests > 0" duplicate 5%
 fault "reorder" "rc_seq_naks_sent > 0" delay 10ms reorder 25% 50%
+EXTRA=("${JITTER[@]}")
 fault "delay with jitter" "" delay 20ms 10ms distribution normal
+EXTRA=()
 fault "corrupt 1%" "rx_icrc_errors > 0" corrupt 1%
 
 traffic_flows() { [ "$(delta tx_packets)" -gt 500 ]; }
