@@ -830,6 +830,40 @@ def _():
         f'completions {[w.status for w in wcs]}'
 
 
+@t.case('a WQE that fails locally behind one unanswered: that one is '
+        'resent until ACKed and completes, then the failed one errs')
+def _():
+    qp = victim()
+    rc_rts(qp, sq_psn=0xa00, timeout=18, retry=7)	# ~1 s
+    good = SendWR(wr_id=1, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                  sg=[SGE(mr.buf, 8, mr.lkey)],
+                  send_flags=e.IBV_SEND_SIGNALED)
+    good.set_wr_rdma(0x1234, 0x10000)
+    bad = SendWR(wr_id=2, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                 sg=[SGE(mr.buf, 8, mr.lkey ^ 0x80)],	# no such MR
+                 send_flags=e.IBV_SEND_SIGNALED)
+    bad.set_wr_rdma(0x1234, 0x10008)
+    c0 = counters()
+    qp.post_send(good)
+    qp.post_send(bad)
+    # The first WRITE went and got no answer: its ACK timer resends it,
+    # failed WQE behind it or not.
+    got = [a for a in peer.answers(wait=3.5) if a[1] == 0xa00]
+    assert len(got) >= 2 and all(a[0] == WRITE_ONLY for a in got), \
+        f'the WRITE went {len(got)} times in 3.5 s: {got}, ' \
+        f'counters moved: {moved(c0)}'
+    assert cq.poll()[0] == 0, 'a completion appeared before the ACK'
+    peer.send(bth(ACK, 0xa00) + b'\x1f\x00\x00\x01')
+    wcs, end = [], time.monotonic() + 5
+    while len(wcs) < 2 and time.monotonic() < end:
+        n, more = cq.poll()
+        wcs += more[:n]
+    assert [(w.wr_id, w.status) for w in wcs] == \
+        [(1, e.IBV_WC_SUCCESS), (2, e.IBV_WC_LOC_PROT_ERR)], \
+        f'completions {[(w.wr_id, w.status) for w in wcs]}'
+    assert state(qp) == e.IBV_QPS_ERR, f'QP state {state(qp)}'
+
+
 @t.case('UD to a multicast group no QP of the device joined: dropped')
 def _():
     # A CQ of its own: the requesters of the cases before may still end
