@@ -107,8 +107,9 @@ void sroce_comp_retire(struct sroce_qp *qp, struct sroce_sq_wqe *e,
  * sroce_comp_failed() - must the QP go to the error state?
  * @qp: the QP; sq_lock held
  *
- * When the requester stopped on a failed WQE and every WQE before it has
- * completed, complete it with its status.
+ * When the requester stopped on a failed WQE (its status set, or
+ * rq->failed) and every WQE before it has completed, complete it with its
+ * status.
  *
  * Return: true when the caller must call sroce_qp_error() (without locks).
  */
@@ -123,8 +124,12 @@ bool sroce_comp_failed(struct sroce_qp *qp)
 	 * ask again, and must not complete the next WQE with an error of its
 	 * own: it is flushed.
 	 */
-	if (!rq->failed || rq->failed_done || rq->head != rq->cur)
+	if (rq->failed_done || rq->head != rq->cur)
 		return false;
+	if (!rq->failed && (rq->head == qp->sq.index ||
+			    !sroce_comp_wqe(qp, rq->head)->status))
+		return false;
+	rq->failed = true;
 	if (rq->head != qp->sq.index) {
 		e = sroce_comp_wqe(qp, rq->head);
 		sroce_comp_retire(qp, e, e->status ?: IB_WC_LOC_QP_OP_ERR);

@@ -686,7 +686,6 @@ static bool sroce_req_run_local(struct sroce_qp *qp, struct sroce_sq_wqe *e)
 		if (err) {
 			e->status = e->local == SROCE_LOCAL_BIND ?
 				    IB_WC_MW_BIND_ERR : IB_WC_LOC_QP_OP_ERR;
-			rq->failed = true;
 			return false;
 		}
 		e->done = true;
@@ -706,8 +705,10 @@ static bool sroce_req_run_local(struct sroce_qp *qp, struct sroce_sq_wqe *e)
  * a fence stops it, SROCE_REQ_BUDGET packets at most (the QP's send work
  * sends the rest: sroce_req_defer()), and keeps the ACK
  * timer running while anything is unacknowledged. On UC each WQE
- * completes when its last packet is sent. A WQE that fails locally stops
- * the requester (rq->failed); the completer completes it in its turn.
+ * completes when its last packet is sent. A WQE that fails locally (its
+ * status set) is as far as the requester goes: what was sent before it is
+ * still resent and timed as ever, and once all of that is acknowledged
+ * the failed WQE completes with its status (sroce_comp_failed()).
  */
 void sroce_req_send(struct sroce_qp *qp)
 {
@@ -736,10 +737,8 @@ void sroce_req_send(struct sroce_qp *qp)
 			sroce_req_take(qp, &rq->wqe[qp->sq.index & mask]);
 		}
 		e = &rq->wqe[rq->cur & mask];
-		if (e->status) {
-			rq->failed = true;
-			break;
-		}
+		if (e->status)
+			break;		/* failed: sroce_comp_failed() */
 		if (e->local) {
 			if (sent++ == SROCE_REQ_BUDGET) {
 				sroce_req_defer(qp);
@@ -759,7 +758,6 @@ void sroce_req_send(struct sroce_qp *qp)
 		status = sroce_req_packet(qp, rq->cur, e, rq->cur_pkt);
 		if (status != IB_WC_SUCCESS) {
 			e->status = status;
-			rq->failed = true;
 			break;
 		}
 		npkts = sroce_rc_op_rdatm(e->op) ? 1 :

@@ -81,7 +81,7 @@ struct sroce_req {
 	bool armed;			/* it is due at @due */
 	bool rnr_wait;			/* the timer runs for an RNR NAK */
 	bool probe;			/* the timer runs as a probe */
-	bool failed;			/* a WQE failed: send nothing more */
+	bool failed;			/* send nothing more: the QP fails */
 	bool failed_done;		/* it completed: the rest flush */
 	bool dying;			/* destroy: never arm the timers */
 	struct sroce_swqe *ud;		/* UD, GSI: the WQE being sent */
