@@ -143,9 +143,7 @@ u8 *sroce_skb_frag_append(struct sk_buff *skb, unsigned int n)
 	page = virt_to_head_page(buf);
 	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
 			   buf - (u8 *)page_address(page), n);
-	skb->len += n;
-	skb->data_len += n;
-	skb->truesize += n;
+	skb_len_add(skb, n);
 	return buf;
 }
 
@@ -175,9 +173,7 @@ int sroce_skb_add_page(struct sk_buff *skb, struct page *page,
 	} else {
 		return -E2BIG;
 	}
-	skb->len += n;
-	skb->data_len += n;
-	skb->truesize += n;
+	skb_len_add(skb, n);
 	return 0;
 }
 
