@@ -21,6 +21,7 @@
 #include "device.h"
 #include "doorbell.h"
 #include "mr.h"
+#include "mrio.h"
 #include "qp.h"
 #include "recv.h"
 #include "req.h"

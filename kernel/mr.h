@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * mr.h: memory regions: registration, the key space, access checks, and
- * copies in and out for the engines.
+ * mr.h: memory regions: registration, the key space and access checks
+ * (reading and writing their memory: mrio.h).
  */
 #ifndef SROCE_MR_H
 #define SROCE_MR_H
 
 #include <linux/completion.h>
 #include <linux/kref.h>
-#include <linux/skbuff.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/sroce-abi.h>
@@ -88,11 +87,6 @@ static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct sroce_mr, ibmr);
 }
 
-enum sroce_copy_dir {
-	SROCE_TO_MR,
-	SROCE_FROM_MR,
-};
-
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
@@ -129,30 +123,5 @@ bool sroce_mr_close(struct sroce_mr *mr, unsigned int mine);
 void sroce_mr_reopen(struct sroce_mr *mr, enum sroce_mr_state state);
 int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova,
 		   u64 len, int access);
-void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		   enum sroce_copy_dir dir);
-int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
-		      unsigned int off, u32 len, u32 *crc);
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
-		    u64 cmp_add, u64 swap, u64 *orig);
-
-/* The SGE list of a work request, and where its keys are looked up. */
-struct sroce_sgl {
-	struct sroce_dev *sdev;
-	struct ib_pd *pd;
-	const struct sroce_sge *sge;
-	u32 num;
-};
-
-int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
-		    u32 len);
-
-int sroce_sgl_copy(const struct sroce_sgl *l, u64 off, void *buf, u32 len,
-		   enum sroce_copy_dir dir);
-int sroce_sgl_copy_skb(const struct sroce_sgl *l, u64 off,
-		       struct sk_buff *skb, unsigned int skb_off,
-		       u32 len, u32 *crc);
-int sroce_sgl_attach(const struct sroce_sgl *l, u64 off, struct sk_buff *skb,
-		     u32 len);
 
 #endif /* SROCE_MR_H */

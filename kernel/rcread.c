@@ -19,6 +19,7 @@
 #include "core/rc.h"
 #include "device.h"
 #include "mr.h"
+#include "mrio.h"
 #include "mw.h"
 #include "qp.h"
 #include "rcread.h"

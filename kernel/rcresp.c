@@ -27,6 +27,7 @@
 #include "cq.h"
 #include "device.h"
 #include "mr.h"
+#include "mrio.h"
 #include "mw.h"
 #include "qp.h"
 #include "rcread.h"

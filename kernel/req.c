@@ -25,6 +25,7 @@
 #include "device.h"
 #include "doorbell.h"
 #include "mr.h"
+#include "mrio.h"
 #include "mw.h"
 #include "qp.h"
 #include "req.h"

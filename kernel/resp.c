@@ -25,6 +25,7 @@
 #include "cq.h"
 #include "device.h"
 #include "mr.h"
+#include "mrio.h"
 #include "qp.h"
 #include "resp.h"
 #include "srq.h"

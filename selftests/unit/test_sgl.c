@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The arithmetic of memory regions and SGE lists (kernel/core/sgl.h),
- * which mr.c's checks, copies and zero-copy attachments follow: ranges at
- * and past a region's ends and the address space's, SGE walks against a
- * byte-by-byte model of the message, page splits.
+ * which mr.c's checks and mrio.c's copies and zero-copy attachments follow:
+ * ranges at and past a region's ends and the address space's, SGE walks
+ * against a byte-by-byte model of the message, page splits.
  */
 #include <stdlib.h>
 #include <time.h>
