@@ -21,6 +21,7 @@
 #include "core/hdr.h"
 #include "core/opcode.h"
 #include "core/psn.h"
+#include "core/sgl.h"
 #include "cq.h"
 #include "device.h"
 #include "doorbell.h"
@@ -487,6 +488,7 @@ static bool sroce_req_zerocopy(struct sroce_qp *qp, u32 idx,
 {
 	const struct sroce_sge *sge;
 	u32 i, n, touched = 0;
+	u64 skip = off, at;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC ||
 	    (w->send_flags & SROCE_SEND_INLINE) ||
@@ -496,15 +498,12 @@ static bool sroce_req_zerocopy(struct sroce_qp *qp, u32 idx,
 		return true;
 	sge = (const void *)(sroce_queue_slot(&qp->sq, idx) + sizeof(*w));
 	for (i = 0; i < w->num_sge && paylen; i++) {
-		n = READ_ONCE(sge[i].length);
-		if (off >= n) {
-			off -= n;
-			continue;
-		}
-		if (++touched > SROCE_ZEROCOPY_SGES)
+		/* Only the lengths count here: no address is checked. */
+		sroce_sge_piece(0, READ_ONCE(sge[i].length), &skip, paylen,
+				&at, &n);
+		if (n && ++touched > SROCE_ZEROCOPY_SGES)
 			return false;
-		paylen -= min(n - off, paylen);
-		off = 0;
+		paylen -= n;
 	}
 	return true;
 }
