@@ -7,8 +7,8 @@ src_qp and immediate data checked; inline and unsignaled sends; receives
 through an SRQ; a bad lkey and a send over the MTU complete with their
 error status and flush the rest; a receive buffer too small completes
 with a length error and the QP takes the next datagram; a wrong Q_Key
-or no posted receive drops the datagram and counts it; posting to a QP
-in RESET is refused."""
+or no posted receive drops the datagram and counts it; wc.sl tells IPv4
+from IPv6 as ConnectX's does; posting to a QP in RESET is refused."""
 import ipaddress
 import os
 import random
@@ -58,12 +58,12 @@ def poll(cq, n):
 
 
 def send(qp, sge, wr_id, dqpn, qkey=QKEY, opcode=e.IBV_WR_SEND, imm=0,
-         flags=e.IBV_SEND_SIGNALED):
+         flags=e.IBV_SEND_SIGNALED, to=None):
     wr = SendWR(wr_id=wr_id, opcode=opcode, num_sge=1, sg=[sge],
                 send_flags=flags)
     if opcode == e.IBV_WR_SEND_WITH_IMM:
         wr.imm_data = imm
-    wr.set_wr_ud(ah, dqpn, qkey)
+    wr.set_wr_ud(to or ah, dqpn, qkey)
     qp.post_send(wr)
 
 
@@ -158,6 +158,37 @@ def _():
     poll(scq, 1)
     r, = poll(rcq, 1)
     assert r.wr_id == 7
+
+
+@t.case('wc.sl gives the packet type of a datagram, as on ConnectX: 2 '
+        'for RoCE v2 over IPv4, 1 over IPv6')
+def _():
+    v6 = '2001:db8:79::1'
+    sh(f'ip -6 addr add {v6}/64 dev eth0 nodad')
+    try:
+        roce.wait_gids(DEV, 'eth0')
+        i6 = next(i for i in range(16)
+                  if ipaddress.IPv6Address(str(ctx.query_gid(1, i))) ==
+                  ipaddress.IPv6Address(v6))
+        ah6 = AH(pd, attr=AHAttr(gr=GlobalRoute(dgid=ctx.query_gid(1, i6),
+                                                sgid_index=i6),
+                                 is_global=1, port_num=1))
+        for to, sl, version in ((ah, 2, 4), (ah6, 1, 6)):
+            rmr.write(b'\xee' * (GRH + 64), GRH + 64)
+            b.post_recv(RecvWR(wr_id=0x51, num_sge=1,
+                               sg=[SGE(rmr.buf, GRH + 64, rmr.lkey)]))
+            send(a, SGE(smr.buf, 64, smr.lkey), 0x52, b.qp_num, to=to)
+            s, = poll(scq, 1)
+            assert s.status == e.IBV_WC_SUCCESS, s.status
+            r, = poll(rcq, 1)
+            assert r.status == e.IBV_WC_SUCCESS, r.status
+            got = rmr.read(GRH, 0)
+            # the IP header: at byte 20 for IPv4, at byte 0 for IPv6
+            assert got[0 if version == 6 else 20] >> 4 == version, got.hex()
+            assert r.sl == sl, f'IPv{version}: sl {r.sl}, not {sl}'
+        ah6.close()
+    finally:
+        sh(f'ip -6 addr del {v6}/64 dev eth0')
 
 
 @t.case('no receive posted: dropped and counted')
