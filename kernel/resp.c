@@ -132,6 +132,18 @@ static void sroce_resp_grh(struct sk_buff *skb, u8 *grh)
 		memcpy(grh + 20, ip_hdr(skb), sizeof(struct iphdr));
 }
 
+/*
+ * The sl of a datagram's completion: its RoCE packet type, as ConnectX
+ * reports it there (mlx5's roce_packet_type): 2 for RoCE v2 over IPv4, 1
+ * over IPv6. RoCE has no service levels; software written for ConnectX
+ * reads this to find the IP header in the GRH area (UCX's UD transport
+ * before 1.19 drops every datagram whose sl says IPv6 when it is not).
+ */
+static u8 sroce_resp_pkt_type(const struct sk_buff *skb)
+{
+	return skb->protocol == htons(ETH_P_IPV6) ? 1 : 2;
+}
+
 /**
  * sroce_resp_ud_qp() - deliver a UD SEND ONLY (with immediate) to a QP
  * @sdev: the device
@@ -197,6 +209,7 @@ void sroce_resp_ud_qp(struct sroce_dev *sdev, struct sroce_qp *qp,
 	cqe.byte_len = SROCE_GRH_BYTES + pkt->paylen;
 	cqe.qp_num = qp->ibqp.qp_num;
 	cqe.src_qp = deth.sqpn;
+	cqe.sl = sroce_resp_pkt_type(skb);
 	cqe.wc_flags = SROCE_WC_GRH;
 	if (pkt->flags & SROCE_OPF_IMMDT) {
 		memcpy(&cqe.ex, hdr + SROCE_BTH_BYTES + SROCE_DETH_BYTES,
