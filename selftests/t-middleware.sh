@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# t-middleware.sh: the middleware users run on RDMA, unmodified, from
+# Debian's packages, between two sroce hosts: UCX (ucx_perftest over its
+# ud_verbs and rc_verbs transports) and libfabric (fi_pingpong over the
+# verbs provider: msg and dgram endpoints, and rdm through ofi_rxm), with
+# fi_pingpong's data check. Documentation/middleware.rst says how each is
+# set up.
+#
+#   h1: veth1 ── sroce_h1 ┐
+#                         ├── veth pair
+#   h2: veth2 ── sroce_h2 ┘
+here=$(dirname "$(readlink -f "$0")")
+. "$here/ktap.sh"
+. "$here/lib.sh"
+
+ktap_require root cmd:rdma cmd:ucx_perftest cmd:fi_pingpong module:sroce \
+	module:veth
+
+ktap_plan 14
+
+two_hosts || ktap_skip_all "no hosts"
+ip1=$(host_ip 1)
+
+# ucx_pair TLS TEST TRANSPORT: ucx_perftest's server on h1 and its client
+# on h2, each on its own device only, over the UCX transports TLS; the
+# client runs TEST and must report its result, and both must say (at log
+# level info) that their endpoint's lanes are TRANSPORT's on their device.
+ucx_pair() {
+	local tls=$1 test=$2 tp=$3 port=$((13000 + RANDOM % 3000)) rc=0
+	local srv=$tmp/ucx-srv cli=$tmp/ucx-cli
+	host_exec 1 env UCX_TLS="$tls" UCX_NET_DEVICES=sroce_h1:1 \
+		UCX_LOG_LEVEL=info timeout 90 ucx_perftest -p "$port" \
+		>"$srv" 2>&1 &
+	wait_listen 1 "$port" || { kill $! 2>/dev/null; cat "$srv"; return 1; }
+	host_exec 2 env UCX_TLS="$tls" UCX_NET_DEVICES=sroce_h2:1 \
+		UCX_LOG_LEVEL=info timeout 90 ucx_perftest "$ip1" -p "$port" \
+		-t "$test" -n 500 >"$cli" 2>&1 || rc=1
+	wait $! || rc=1
+	cat "$cli"
+	echo "-- server:"
+	cat "$srv"
+	[ "$rc" -eq 0 ] && grep -q '^Final:' "$cli" &&
+		grep -q "ep_cfg\[0\]: .*($tp/sroce_h2:1)" "$cli" &&
+		grep -q "ep_cfg\[0\]: .*($tp/sroce_h1:1)" "$srv" &&
+		! grep -E "ep_cfg\[0\]" "$cli" "$srv" | grep -vq "($tp/sroce_h"
+}
+
+# fi_pair PROV EP ARGS...: fi_pingpong's server on h1 and its client on
+# h2, provider PROV, endpoint type EP, both with ARGS (and -c: every
+# message's data is checked), each on its own device (the verbs provider
+# names a device's datagram domain DEV-dgram); both must exit 0 and the
+# client report its last size.
+fi_pair() {
+	local port=$((16000 + RANDOM % 2000)) rc=0 srv=$tmp/fi-srv cli=$tmp/fi-cli
+	local sfx=
+	[ "$2" = dgram ] && sfx=-dgram
+	host_exec 1 timeout 120 fi_pingpong -c -p "$1" -e "$2" \
+		-d "sroce_h1$sfx" -B "$port" "${@:3}" >"$srv" 2>&1 &
+	wait_listen 1 "$port" || { kill $! 2>/dev/null; cat "$srv"; return 1; }
+	host_exec 2 timeout 120 fi_pingpong -c -p "$1" -e "$2" \
+		-d "sroce_h2$sfx" -P "$port" "${@:3}" "$ip1" >"$cli" 2>&1 || rc=1
+	wait $! || rc=1
+	cat "$cli"
+	echo "-- server:"
+	cat "$srv"
+	[ "$rc" -eq 0 ] && grep -qE '^[0-9]+[km]? +[0-9]+ +=[0-9]+ ' "$cli"
+}
+
+rx0=$(counter 1 rx_packets)
+for test in tag_lat tag_bw ucp_put_bw ucp_get; do
+	ktap_check "UCX ud_verbs: ucx_perftest $test" \
+		ucx_pair ud_verbs "$test" ud_verbs
+done
+for test in tag_lat tag_bw ucp_put_bw ucp_get; do
+	ktap_check "UCX rc_verbs (ud_verbs for wire-up): ucx_perftest $test" \
+		ucx_pair rc_verbs,ud_verbs:aux "$test" rc_verbs
+done
+ktap_check "... the UCX runs crossed sroce_h1 (rx_packets)" \
+	counter_past 1 rx_packets $((rx0 + 10000))
+
+ktap_check "libfabric verbs msg: fi_pingpong -c, 64 B to 1 MiB" \
+	fi_pair verbs msg -I 50
+ktap_check "libfabric verbs dgram: fi_pingpong -c" fi_pair verbs dgram -I 50
+ktap_check "libfabric verbs;ofi_rxm rdm: fi_pingpong -c, 64 B to 1 MiB (eager, segmented, rendezvous by READ)" \
+	fi_pair "verbs;ofi_rxm" rdm -I 50
+# drops: receive drops for want of a WQE and RC retries exhausted, on both
+drops() {
+	echo "$(counter 1 rx_drop_no_wqe) $(counter 2 rx_drop_no_wqe)" \
+		"$(counter 1 rc_retry_exceeded) $(counter 2 rc_retry_exceeded)"
+}
+ktap_expect "... no datagram dropped for want of a receive, no RC retry exhausted" \
+	'^0 0 0 0$' drops
+
+ktap_check "no verbs object left on either device" resources_back 1 2
+
+ktap_finish
