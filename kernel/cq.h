@@ -12,7 +12,13 @@
 
 #include "queue.h"
 
-#define SROCE_MAX_CQE	((1 << 16) - 1)
+/*
+ * CQEs per CQ: twice what libfabric's ofi_rxm asks of one at its
+ * defaults ((128 + 128) WRs x 1024 peers: 262,144), in a ring of 32 MiB
+ * (64-byte slots). A resize copies the CQEs not yet polled with
+ * interrupts off.
+ */
+#define SROCE_MAX_CQE	((1 << 19) - 1)
 #define SROCE_MAX_CQ	0x10000
 
 struct sroce_cq {

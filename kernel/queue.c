@@ -20,8 +20,11 @@
 
 #include "queue.h"
 
-/* Bounds on any ring: 1..64K entries of at most 64 KiB each. */
-#define SROCE_QUEUE_MAX_ENTRIES	BIT(16)
+/*
+ * Bounds on any ring: 1..512K entries (a CQ's most; the QP and SRQ limits
+ * are lower) of at most 64 KiB each.
+ */
+#define SROCE_QUEUE_MAX_ENTRIES	BIT(19)
 #define SROCE_QUEUE_MAX_STRIDE	BIT(16)
 #define SROCE_QUEUE_MAX_BYTES	SZ_256M
 
