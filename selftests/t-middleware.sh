@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # t-middleware.sh: the middleware users run on RDMA, unmodified, from
 # Debian's packages, between two sroce hosts: UCX (ucx_perftest over its
-# ud_verbs and rc_verbs transports) and libfabric (fi_pingpong over the
-# verbs provider: msg and dgram endpoints, and rdm through ofi_rxm), with
-# fi_pingpong's data check. Documentation/middleware.rst says how each is
-# set up.
+# ud_verbs and rc_verbs transports), libfabric (fi_pingpong over the verbs
+# provider: msg and dgram endpoints, and rdm through ofi_rxm), with
+# fi_pingpong's data check, and Open MPI over UCX (mpi-check.py: a
+# ping-pong and an allreduce that check their data).
+# Documentation/middleware.rst says how each is set up.
 #
 #   h1: veth1 ── sroce_h1 ┐
 #                         ├── veth pair
@@ -14,10 +15,10 @@ here=$(dirname "$(readlink -f "$0")")
 . "$here/ktap.sh"
 . "$here/lib.sh"
 
-ktap_require root cmd:rdma cmd:ucx_perftest cmd:fi_pingpong module:sroce \
-	module:veth
+ktap_require root cmd:rdma cmd:ucx_perftest cmd:fi_pingpong cmd:mpirun \
+	py:mpi4py module:sroce module:veth
 
-ktap_plan 14
+ktap_plan 17
 
 two_hosts || ktap_skip_all "no hosts"
 ip1=$(host_ip 1)
@@ -91,6 +92,26 @@ drops() {
 }
 ktap_expect "... no datagram dropped for want of a receive, no RC retry exhausted" \
 	'^0 0 0 0$' drops
+
+# mpi_job TLS: mpi-check.py as an Open MPI job of two ranks, one on each
+# host (mpirun in h1 starts the other in h2 through mpi-rsh), point to
+# point and collectives through UCX (pml ucx) on the UCX transports TLS,
+# each rank on its own host's device
+mpi_job() {
+	host_exec 1 timeout 300 mpirun --allow-run-as-root -np 2 \
+		--host "$(host_ip 1),$(host_ip 2)" \
+		--mca plm_rsh_agent "$here/mpi-rsh" --mca pml ucx \
+		--mca btl self,tcp -x UCX_TLS="$1" \
+		python3 "$here/mpi-check.py"
+}
+
+rx0=$(counter 2 rx_packets)
+ktap_expect "Open MPI over UCX rc_verbs: ping-pong 1 B to 1 MiB and allreduce, checked" \
+	'^mpi-check: ok' mpi_job rc_verbs,ud_verbs:aux
+ktap_expect "Open MPI over UCX ud_verbs: the same" \
+	'^mpi-check: ok' mpi_job ud_verbs
+ktap_check "... the MPI jobs crossed sroce_h2 (rx_packets)" \
+	counter_past 2 rx_packets $((rx0 + 20000))
 
 ktap_check "no verbs object left on either device" resources_back 1 2
 
