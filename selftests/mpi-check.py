@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """mpi-check.py: an MPI job of two or more ranks (mpirun runs it): a
 ping-pong between ranks 0 and 1 at sizes from 1 byte to 1 MiB, every
-message's bytes checked on arrival, and an allreduce (sum) of 64-bit
-vectors whose result every rank checks. Rank 0 prints a line per part and
+message's bytes checked on arrival; one-sided puts and gets between them
+(an MPI window, fences), checked at the target and at the origin, unless
+MPI_CHECK_RMA=0; and an allreduce (sum) of 64-bit vectors whose result
+every rank checks. Rank 0 prints a line per part and
 the half round trip of the 8-byte ping-pong; the job fails (exit 1) on
 any mismatch.
 
@@ -68,6 +70,33 @@ usec, bad = pingpong(8, 500)
 errors += comm.allreduce(bad, op=MPI.SUM)
 if rank == 0:
     print(f'latency 8 bytes: {usec:.2f} usec')
+
+# One-sided: rank 0 puts into rank 1's window (checked there), and gets
+# from it what rank 1 wrote there itself (checked at rank 0).
+rma = os.environ.get('MPI_CHECK_RMA', '1') != '0'
+win_buf = bytearray(max(SIZES))
+win = MPI.Win.Create(win_buf, comm=comm)
+for n in SIZES if rma else []:
+    bad = 0
+    win.Fence()
+    if rank == 0:
+        win.Put([payload(n, 1, 0), MPI.BYTE], 1)
+    win.Fence()
+    if rank == 1:
+        bad += bytes(win_buf[:n]) != payload(n, 1, 0)
+        win_buf[:n] = payload(n, 2, 1)
+    win.Fence()
+    got = bytearray(n)
+    if rank == 0:
+        win.Get([got, MPI.BYTE], 1)
+    win.Fence()
+    if rank == 0:
+        bad += bytes(got) != payload(n, 2, 1)
+    bad = comm.allreduce(bad, op=MPI.SUM)
+    errors += bad
+    if rank == 0:
+        print(f'put and get {n} bytes: {bad} mismatched')
+win.Free()
 
 N = 100000
 for rnd in range(3):

@@ -5,7 +5,7 @@
 # ud_verbs and rc_verbs transports), libfabric (fi_pingpong over the verbs
 # provider: msg and dgram endpoints, and rdm through ofi_rxm), with
 # fi_pingpong's data check, and Open MPI over UCX (mpi-check.py: a
-# ping-pong and an allreduce that check their data).
+# ping-pong, puts and gets, and an allreduce that check their data).
 # Documentation/middleware.rst says how each is set up.
 #
 #   h1: veth1 ── sroce_h1 ┐
@@ -93,23 +93,27 @@ drops() {
 ktap_expect "... no datagram dropped for want of a receive, no RC retry exhausted" \
 	'^0 0 0 0$' drops
 
-# mpi_job TLS: mpi-check.py as an Open MPI job of two ranks, one on each
-# host (mpirun in h1 starts the other in h2 through mpi-rsh), point to
-# point and collectives through UCX (pml ucx) on the UCX transports TLS,
-# each rank on its own host's device
+# mpi_job TLS [RMA]: mpi-check.py as an Open MPI job of two ranks, one on
+# each host (mpirun in h1 starts the other in h2 through mpi-rsh), point
+# to point, one-sided (unless RMA is 0) and collectives through UCX (pml
+# ucx, osc ucx) on the UCX transports TLS, each rank on its own host's
+# device
 mpi_job() {
 	host_exec 1 timeout 300 mpirun --allow-run-as-root -np 2 \
 		--host "$(host_ip 1),$(host_ip 2)" \
 		--mca plm_rsh_agent "$here/mpi-rsh" --mca pml ucx \
-		--mca btl self,tcp -x UCX_TLS="$1" \
+		--mca osc ucx --mca btl self,tcp -x UCX_TLS="$1" \
+		-x MPI_CHECK_RMA="${2:-1}" \
 		python3 "$here/mpi-check.py"
 }
 
 rx0=$(counter 2 rx_packets)
-ktap_expect "Open MPI over UCX rc_verbs: ping-pong 1 B to 1 MiB and allreduce, checked" \
+ktap_expect "Open MPI over UCX rc_verbs: ping-pong, put and get 1 B to 1 MiB, allreduce, checked" \
 	'^mpi-check: ok' mpi_job rc_verbs,ud_verbs:aux
-ktap_expect "Open MPI over UCX ud_verbs: the same" \
-	'^mpi-check: ok' mpi_job ud_verbs
+# One-sided over ud_verbs alone is left out: a 1 MiB put crashed UCX 1.13
+# (middleware.rst).
+ktap_expect "Open MPI over UCX ud_verbs: ping-pong 1 B to 1 MiB and allreduce, checked" \
+	'^mpi-check: ok' mpi_job ud_verbs 0
 ktap_check "... the MPI jobs crossed sroce_h2 (rx_packets)" \
 	counter_past 2 rx_packets $((rx0 + 20000))
 
