@@ -32,11 +32,13 @@ SIZES = [1, 8, 1000, 4096, 65536, 1 << 20]
 errors = 0
 
 
+BASE = bytes(range(256)) * (max(SIZES) // 256 + 2)
+
+
 def payload(n, it, side):
     """The bytes of message @it of @n bytes from @side (0 or 1)."""
-    base = bytes(range(256)) * (n // 256 + 2)
     k = (it * 37 + side * 101 + n) % 256
-    return base[k:k + n]
+    return BASE[k:k + n]
 
 
 def pingpong(n, iters):

@@ -23,28 +23,41 @@ ktap_plan 17
 two_hosts || ktap_skip_all "no hosts"
 ip1=$(host_ip 1)
 
+# host_pair PORT NAME SERVER_CMD... -- CLIENT_CMD...: the server in h1,
+# once it listens on TCP PORT, then the client in h2; their outputs go to
+# $tmp/NAME-cli and $tmp/NAME-srv and are printed (client first); fails if
+# either side does.
+host_pair() {
+	local port=$1 srv=$tmp/$2-srv cli=$tmp/$2-cli scmd=() rc=0
+	shift 2
+	while [ "$1" != -- ]; do scmd+=("$1"); shift; done
+	shift
+	host_exec 1 "${scmd[@]}" >"$srv" 2>&1 &
+	wait_listen 1 "$port" || { kill $! 2>/dev/null; cat "$srv"; return 1; }
+	host_exec 2 "$@" >"$cli" 2>&1 || rc=1
+	wait $! || rc=1
+	cat "$cli"
+	echo "-- server:"
+	cat "$srv"
+	return "$rc"
+}
+
 # ucx_pair TLS TEST TRANSPORT: ucx_perftest's server on h1 and its client
 # on h2, each on its own device only, over the UCX transports TLS; the
 # client runs TEST and must report its result, and both must say (at log
 # level info) that their endpoint's lanes are TRANSPORT's on their device.
 ucx_pair() {
-	local tls=$1 test=$2 tp=$3 port=$((13000 + RANDOM % 3000)) rc=0
-	local srv=$tmp/ucx-srv cli=$tmp/ucx-cli
-	host_exec 1 env UCX_TLS="$tls" UCX_NET_DEVICES=sroce_h1:1 \
-		UCX_LOG_LEVEL=info timeout 90 ucx_perftest -p "$port" \
-		>"$srv" 2>&1 &
-	wait_listen 1 "$port" || { kill $! 2>/dev/null; cat "$srv"; return 1; }
-	host_exec 2 env UCX_TLS="$tls" UCX_NET_DEVICES=sroce_h2:1 \
-		UCX_LOG_LEVEL=info timeout 90 ucx_perftest "$ip1" -p "$port" \
-		-t "$test" -n 500 >"$cli" 2>&1 || rc=1
-	wait $! || rc=1
-	cat "$cli"
-	echo "-- server:"
-	cat "$srv"
-	[ "$rc" -eq 0 ] && grep -q '^Final:' "$cli" &&
-		grep -q "ep_cfg\[0\]: .*($tp/sroce_h2:1)" "$cli" &&
-		grep -q "ep_cfg\[0\]: .*($tp/sroce_h1:1)" "$srv" &&
-		! grep -E "ep_cfg\[0\]" "$cli" "$srv" | grep -vq "($tp/sroce_h"
+	local tls=$1 test=$2 tp=$3 port=$((13000 + RANDOM % 3000))
+	host_pair "$port" ucx \
+		env UCX_TLS="$tls" UCX_NET_DEVICES=sroce_h1:1 UCX_LOG_LEVEL=info \
+		timeout 90 ucx_perftest -p "$port" -- \
+		env UCX_TLS="$tls" UCX_NET_DEVICES=sroce_h2:1 UCX_LOG_LEVEL=info \
+		timeout 90 ucx_perftest "$ip1" -p "$port" -t "$test" -n 500 &&
+		grep -q '^Final:' "$tmp/ucx-cli" &&
+		grep -q "ep_cfg\[0\]: .*($tp/sroce_h2:1)" "$tmp/ucx-cli" &&
+		grep -q "ep_cfg\[0\]: .*($tp/sroce_h1:1)" "$tmp/ucx-srv" &&
+		! grep -E "ep_cfg\[0\]" "$tmp/ucx-cli" "$tmp/ucx-srv" |
+			grep -vq "($tp/sroce_h"
 }
 
 # fi_pair PROV EP ARGS...: fi_pingpong's server on h1 and its client on
@@ -53,19 +66,14 @@ ucx_pair() {
 # names a device's datagram domain DEV-dgram); both must exit 0 and the
 # client report its last size.
 fi_pair() {
-	local port=$((16000 + RANDOM % 2000)) rc=0 srv=$tmp/fi-srv cli=$tmp/fi-cli
-	local sfx=
+	local port=$((16000 + RANDOM % 2000)) sfx=
 	[ "$2" = dgram ] && sfx=-dgram
-	host_exec 1 timeout 120 fi_pingpong -c -p "$1" -e "$2" \
-		-d "sroce_h1$sfx" -B "$port" "${@:3}" >"$srv" 2>&1 &
-	wait_listen 1 "$port" || { kill $! 2>/dev/null; cat "$srv"; return 1; }
-	host_exec 2 timeout 120 fi_pingpong -c -p "$1" -e "$2" \
-		-d "sroce_h2$sfx" -P "$port" "${@:3}" "$ip1" >"$cli" 2>&1 || rc=1
-	wait $! || rc=1
-	cat "$cli"
-	echo "-- server:"
-	cat "$srv"
-	[ "$rc" -eq 0 ] && grep -qE '^[0-9]+[km]? +[0-9]+ +=[0-9]+ ' "$cli"
+	host_pair "$port" fi \
+		timeout 120 fi_pingpong -c -p "$1" -e "$2" -d "sroce_h1$sfx" \
+		-B "$port" "${@:3}" -- \
+		timeout 120 fi_pingpong -c -p "$1" -e "$2" -d "sroce_h2$sfx" \
+		-P "$port" "${@:3}" "$ip1" &&
+		grep -qE '^[0-9]+[km]? +[0-9]+ +=[0-9]+ ' "$tmp/fi-cli"
 }
 
 rx0=$(counter 1 rx_packets)
